@@ -1,0 +1,35 @@
+"""Find the scene and shader files, installed (inside the wheel) or in a source checkout."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+_ROOT = Path(__file__).resolve().parent.parent
+
+
+def data_dir(kind: str) -> Path:
+    """Directory holding the shipped `scenes` or `shaders`."""
+    if kind not in ("scenes", "shaders"):
+        raise ValueError(f"unknown resource kind {kind!r}")
+    # A source checkout has them beside the package; a wheel has them inside it.
+    local = _ROOT / kind
+    if local.is_dir() and (_ROOT / "pyproject.toml").is_file():
+        return local
+    return Path(str(resources.files(f"slinky3d.{kind}")))
+
+
+def scene_path(name: str) -> Path:
+    """A scene given as a path, or as the name of a shipped scene ("1Pa", "1Pa.toml")."""
+    p = Path(name)
+    if p.is_file():
+        return p
+    stem = p.name if p.suffix == ".toml" else p.name + ".toml"
+    shipped = data_dir("scenes") / stem
+    if shipped.is_file():
+        return shipped
+    return p  # the caller reports it as missing
+
+
+def shader_path(name: str) -> Path:
+    return data_dir("shaders") / name
