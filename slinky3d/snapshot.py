@@ -1,0 +1,64 @@
+"""Read-only snapshots: what the solver publishes and the renderer and recorder consume."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class SlinkySnapshot:
+    """One Slinky at one instant, in world metres (x right, y up, z toward the viewer).
+
+    ends[k] is end point E_{k+1}; ends[0] is the anchored end E_1, ends[-1] the far
+    end. Half hoop k spans ends[k] -> ends[k+1] and bulges to +z for even k, -z for
+    odd k (0-based), so consecutive half hoops close a coil.
+    """
+
+    ends: np.ndarray  # (N+1, 2)
+    theta: np.ndarray  # (N,) torsion angles, rad
+    contact: np.ndarray  # (N,) bool: joint k at theta_min (coils touching)
+    R: float  # half-hoop radius, m
+    pitch: float  # collapsed thickness of one coil (L0 / n_coils), m
+    theta_min: float
+    grab: np.ndarray | None = None  # (2,) grab target in world metres, if grabbed
+    grab_point: np.ndarray | None = None  # (2,) the grabbed end point
+
+    @property
+    def N(self) -> int:
+        return int(self.theta.shape[0])
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """All Slinkies of a scene at simulated time t."""
+
+    t: float
+    slinkies: tuple[SlinkySnapshot, ...]
+    real_time_factor: float = 1.0  # simulated seconds per wall second, as achieved
+    behind: bool = False  # True when the machine can't keep up with real time
+    status: str = ""  # last solver message (e.g. a divergence roll-back)
+    extra: dict = field(default_factory=dict)
+
+
+def lerp(a: Snapshot, b: Snapshot, t: float) -> Snapshot:
+    """Snapshot interpolated between a and b (a.t <= t <= b.t) for smooth frames."""
+    if b.t <= a.t:
+        return b
+    w = min(max((t - a.t) / (b.t - a.t), 0.0), 1.0)
+    out = []
+    for sa, sb in zip(a.slinkies, b.slinkies, strict=True):
+        if sa.N != sb.N:
+            return b
+        out.append(
+            SlinkySnapshot(
+                ends=(1 - w) * sa.ends + w * sb.ends,
+                theta=(1 - w) * sa.theta + w * sb.theta,
+                contact=sb.contact if w > 0.5 else sa.contact,
+                R=sb.R, pitch=sb.pitch, theta_min=sb.theta_min,
+                grab=sb.grab, grab_point=sb.grab_point,
+            )
+        )
+    return Snapshot(t=t, slinkies=tuple(out), real_time_factor=b.real_time_factor,
+                    behind=b.behind, status=b.status, extra=b.extra)
