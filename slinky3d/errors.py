@@ -1,0 +1,17 @@
+"""User-facing errors: each carries one clear sentence, printed without a traceback."""
+
+
+class SlinkyError(Exception):
+    """Base of the errors the command line prints as one line (exit status 2)."""
+
+
+class SceneError(SlinkyError, ValueError):
+    """A scene file or override is invalid; the message names the file and the key."""
+
+    def __init__(self, where: str, key: str, message: str):
+        self.where, self.key = where, key
+        super().__init__(f"{where}: {key}: {message}" if key else f"{where}: {message}")
+
+
+class ShaderError(SlinkyError):
+    """A GLSL program failed to compile or link; the message names the file and line."""
