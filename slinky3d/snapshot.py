@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -24,6 +24,10 @@ class SlinkySnapshot:
     theta_min: float
     grab: np.ndarray | None = None  # (2,) grab target in world metres, if grabbed
     grab_point: np.ndarray | None = None  # (2,) the grabbed end point
+    # Drawing hints (the renderer puts a holder at a held end, picks "auto" materials).
+    anchor_held: bool = False  # E_1 clamped or driven
+    far_held: bool = False  # E_{N+1} clamped
+    preset: str = ""  # "plastic" | "steel" | "" (unknown)
 
     @property
     def N(self) -> int:
@@ -52,12 +56,11 @@ def lerp(a: Snapshot, b: Snapshot, t: float) -> Snapshot:
         if sa.N != sb.N:
             return b
         out.append(
-            SlinkySnapshot(
+            replace(
+                sb,
                 ends=(1 - w) * sa.ends + w * sb.ends,
                 theta=(1 - w) * sa.theta + w * sb.theta,
                 contact=sb.contact if w > 0.5 else sa.contact,
-                R=sb.R, pitch=sb.pitch, theta_min=sb.theta_min,
-                grab=sb.grab, grab_point=sb.grab_point,
             )
         )
     return Snapshot(t=t, slinkies=tuple(out), real_time_factor=b.real_time_factor,
