@@ -1,0 +1,7 @@
+"""`python -m slinky3d`: the same as the `slinky3d` command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

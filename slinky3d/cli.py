@@ -1,0 +1,204 @@
+"""The `slinky3d` command line: simulate, figure, scenes (and the renderer's commands).
+
+Every user error prints one line, `slinky3d: error: ...`, and exits with status 2;
+Ctrl-C exits with 130. Heavy modules (solvers, matplotlib, OpenGL) load lazily inside
+the subcommand that needs them, so `slinky3d --help` and errors stay fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import tomllib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from . import __version__
+from .errors import SlinkyError
+
+SOLVERS = ("reference", "realtime")
+# The one place that picks the default solver of `simulate` and `figure`.
+DEFAULT_SOLVER = "reference"
+DEFAULT_FPS = 100.0
+MAX_FPS = 10000.0  # samples per second; more only fills the disk
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with its usage errors turned into the one-line SlinkyError form."""
+
+    def error(self, message: str) -> Any:  # type: ignore[override]
+        raise SlinkyError(f"{message} (see '{self.prog} --help')")
+
+
+def _number(lo: float, hi: float, lo_open: bool, what: str):
+    """An argparse type: a finite float in [lo, hi] (lo excluded when lo_open)."""
+
+    def parse(text: str) -> float:
+        try:
+            v = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        if not math.isfinite(v) or v < lo or v > hi or (lo_open and v == lo):
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        return v
+
+    return parse
+
+
+def _add_run_options(p: argparse.ArgumentParser) -> None:
+    """Options shared by the commands that run a scene."""
+    p.add_argument("--solver", choices=SOLVERS, default=DEFAULT_SOLVER,
+                   help=f"reference: adaptive, event-located (accurate, slow); realtime: the "
+                        f"fixed-step O(N) solver of the viewer (default: {DEFAULT_SOLVER})")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a scene value before validation, e.g. slinky.C_D=0, "
+                        "slinky.contact.enabled=false, slinky.1.preset=steel (repeatable)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="slinky3d", description="Real-time 3D Slinky: the torsion-spring "
+                     "model with coil impacts (Cumber), headless runs, figures and a viewer.")
+    parser.add_argument("--version", action="version", version=f"slinky3d {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    sim = sub.add_parser("simulate", help="run a scene headless and save its trajectory (.npz)",
+                         description="Run a scene headless and write its trajectory as .npz.")
+    sim.add_argument("scene", help="scene file, or the name of a shipped scene (e.g. 1Pa)")
+    sim.add_argument("--duration", type=_number(0, math.inf, False, "a time >= 0 in s"),
+                     help="simulated time in s (default: the scene's; 0: the initial state)")
+    sim.add_argument("--fps", type=_number(0, MAX_FPS, True, f"a rate in (0, {MAX_FPS:g}]"),
+                     default=DEFAULT_FPS, help="samples per second (default: %(default)g)")
+    sim.add_argument("--out", type=Path, help="output .npz (default: SCENE_STEM.npz here)")
+    _add_run_options(sim)
+    sim.set_defaults(func=cmd_simulate)
+
+    fig = sub.add_parser("figure", help="draw the paper-style side view at a few times",
+                         description="Draw the Slinky's side view at the given times (needs "
+                         "matplotlib: pip install 'slinky3d[figure]').")
+    fig.add_argument("scene", help="scene file, shipped scene name, or a recorded .npz")
+    fig.add_argument("--times", required=True,
+                     help="start:stop:step in s, stop included (0:1.4:0.2), or 0,0.5,1")
+    fig.add_argument("--out", type=Path, help="image file, png/pdf/svg (default: "
+                     "SCENE_STEM.png here)")
+    fig.add_argument("--layout", choices=("panels", "overlay"), default="panels",
+                     help="one panel per time (default) or all times in one panel")
+    fig.add_argument("--title", help="figure title (default: the scene's title)")
+    _add_run_options(fig)
+    fig.set_defaults(func=cmd_figure)
+
+    ls = sub.add_parser("scenes", help="list the shipped scenes",
+                        description="List the scenes that ship with slinky3d.")
+    ls.set_defaults(func=cmd_scenes)
+    _register_gfx(sub)
+    return parser
+
+
+def _register_gfx(sub: Any) -> None:
+    """The renderer's `screenshot` and `run` commands, when that module is present."""
+    try:
+        from .gfx import commands
+    except ImportError as e:
+        if e.name not in ("slinky3d.gfx.commands", "slinky3d.gfx"):
+            raise
+        return
+    commands.register(sub)
+
+
+def _load(args: argparse.Namespace) -> Any:
+    from . import scene
+
+    return scene.load(args.scene, args.set)
+
+
+def _record(sc: Any, duration: float, fps: float, solver: str) -> tuple[dict, dict]:
+    from . import sim
+
+    return sim.record(sc, duration, fps, solver=solver)
+
+
+def _meta(sc: Any, args: argparse.Namespace, stats: dict, fps: float) -> dict[str, Any]:
+    return {
+        "scene": sc.path, "title": sc.title, "solver": args.solver, "fps": fps,
+        "overrides": list(args.set), "names": [s.name for s in sc.slinkies],
+        "stats": stats, "version": __version__,
+    }
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from . import trajectory
+
+    sc = _load(args)
+    duration = sc.duration if args.duration is None else args.duration
+    out = args.out or Path(Path(sc.path).stem + ".npz")
+    data, stats = _record(sc, duration, args.fps, args.solver)
+    trajectory.save(out, data, _meta(sc, args, stats, args.fps))
+    print(summary(Path(sc.path).stem, stats, args.solver, out))
+    return 0
+
+
+def summary(name: str, stats: dict, solver: str, out: Path) -> str:
+    """The one-line report of a run."""
+    sim_t, wall = float(stats.get("sim_time", 0.0)), float(stats.get("wall", 0.0))
+    speed = f", {sim_t / wall:.3g}x real time" if wall > 0 and sim_t > 0 else ""
+    return (f"{name}: {sim_t:.3f} s simulated in {wall:.2f} s wall ({solver}{speed}), "
+            f"{int(stats.get('steps', 0))} steps, {int(stats.get('impacts', 0))} impacts, "
+            f"energy change {float(stats.get('energy_change', 0.0)):+.3e} J -> {out}")
+
+
+def cmd_figure(args: argparse.Namespace) -> int:
+    from . import figure, trajectory
+
+    times = figure.parse_times(args.times)
+    figure.require_matplotlib()  # before a long run, not after it
+    src = Path(args.scene)
+    if src.suffix == ".npz":
+        if args.set:
+            raise SlinkyError("--set applies to scenes, not to a recorded .npz")
+        traj = trajectory.load(src)
+        title = args.title if args.title is not None else traj.meta.get("title", src.stem)
+        names = traj.meta.get("names")
+    else:
+        sc = _load(args)
+        fps = figure.grid_fps(times)
+        data, stats = _record(sc, times[-1], fps, args.solver)
+        traj = trajectory.from_data(data, _meta(sc, args, stats, fps))
+        title = args.title if args.title is not None else sc.title
+        names = [s.name for s in sc.slinkies]
+        src = Path(sc.path)
+    out = args.out or Path(src.stem + ".png")
+    figure.draw(traj, times, out, layout=args.layout, title=title, names=names)
+    print(f"{src.stem}: {len(times)} instants, {times[0]:g}..{times[-1]:g} s -> {out}")
+    return 0
+
+
+def cmd_scenes(args: argparse.Namespace) -> int:
+    from . import scene
+
+    for path in scene.shipped():
+        # Titles only: validating every scene would solve every static shape.
+        try:
+            title = tomllib.loads(path.read_text(encoding="utf-8")).get("title", "")
+        except (OSError, tomllib.TOMLDecodeError):
+            title = "(unreadable)"
+        print(f"{path.stem:18s} {title}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the console script and of `python -m slinky3d`."""
+    try:
+        args = build_parser().parse_args(argv)
+        return int(args.func(args) or 0)
+    except SlinkyError as e:
+        print(f"slinky3d: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except SystemExit as e:  # --help and --version
+        return e.code if isinstance(e.code, int) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,178 @@
+"""The paper-style figure: the Slinky's side view at a few instants.
+
+Each half hoop is drawn as its bar (the zig-zag E_1 ... E_{N+1}), the anchored end
+E_1 as a black square, the far end as an open circle and coils in contact (theta at
+theta_min) as red dots. Panels: one small panel per instant on shared, equal-aspect
+axes in cm, like the paper's time slices; overlay: all instants in one panel.
+matplotlib is an optional dependency (`pip install 'slinky3d[figure]'`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .errors import SlinkyError
+from .trajectory import Trajectory
+
+LAYOUTS = ("panels", "overlay")
+MAX_TIMES = 40
+CONTACT_TOL = 1e-7  # rad above theta_min that still counts as touching
+_NUM = r"\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*"
+
+
+def require_matplotlib() -> Any:
+    """matplotlib's Figure class, or a one-line error saying how to install it."""
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise SlinkyError("the figure command needs matplotlib: "
+                          "pip install 'slinky3d[figure]'") from None
+    return Figure
+
+
+def parse_times(text: str) -> list[float]:
+    """"start:stop:step" (stop included) or a comma list "0,0.2,0.5", in seconds."""
+    m = re.fullmatch(_NUM + ":" + _NUM + ":" + _NUM, text)
+    if m:
+        start, stop, step = (float(g) for g in m.groups())
+        if step <= 0 or stop < start:
+            raise SlinkyError(f"--times {text}: needs start <= stop and a step > 0")
+        n = math.floor((stop - start) / step + 1e-9) + 1
+        if n > MAX_TIMES:
+            raise SlinkyError(f"--times {text}: {n} instants, at most {MAX_TIMES}")
+        times = [round(start + i * step, 12) for i in range(n)]
+    else:
+        parts = text.split(",")
+        if not all(re.fullmatch(_NUM, p) for p in parts):
+            raise SlinkyError(f"--times {text!r}: expected start:stop:step (e.g. 0:1.4:0.2) "
+                              "or a comma list of times in seconds (e.g. 0,0.5,1)")
+        times = sorted({float(p) for p in parts})
+        if len(times) > MAX_TIMES:
+            raise SlinkyError(f"--times: {len(times)} instants, at most {MAX_TIMES}")
+    if times[0] < 0:
+        raise SlinkyError(f"--times {text}: times must be >= 0")
+    return times
+
+
+def grid_fps(times: list[float], fps: float = 100.0) -> float:
+    """A sample rate (a multiple of `fps`) that puts every time on the sample grid."""
+    for mult in (1, 2, 4, 5, 10, 20, 50, 100):
+        f = fps * mult
+        if all(abs(t * f - round(t * f)) < 1e-6 for t in times):
+            return f
+    return fps * 10  # off-grid times take the nearest sample, at most 0.5 ms away
+
+
+def _label(track_params: dict, name: str, i: int) -> str:
+    return name or f"Slinky {i + 1} ({track_params.get('preset', '')})"
+
+
+def draw(traj: Trajectory, times: list[float], out: str | Path, layout: str = "panels",
+         title: str = "", names: list[str] | None = None, dpi: int = 150) -> Path:
+    """Draw the side view at `times` (nearest samples) and save to `out` (png, pdf, svg)."""
+    Figure = require_matplotlib()
+    if layout not in LAYOUTS:
+        raise SlinkyError(f"unknown layout {layout!r} (known: {', '.join(LAYOUTS)})")
+    if times[-1] > traj.t[-1] + 1e-9:
+        raise SlinkyError(f"--times goes to {times[-1]:g} s but the run ends at "
+                          f"{traj.t[-1]:g} s")
+    idx = [traj.index(t) for t in times]
+    names = names or [""] * len(traj.tracks)
+    # Shared limits over everything drawn, in cm, with a margin.
+    pts = np.concatenate([tr.ends[idx].reshape(-1, 2) for tr in traj.tracks]) * 100
+    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    pad = 0.06 * max(hi - lo) + 1.0
+    lo, hi = lo - pad, hi + pad
+    w, h = hi - lo
+
+    if layout == "panels":
+        n = len(idx)
+        panel_h = 3.6 if n > 4 else 4.5
+        panel_w = float(np.clip(panel_h * w / h, 1.1, 6.0))
+        ncols = max(1, min(n, int(16 // panel_w)))
+        nrows = math.ceil(n / ncols)
+        fig = Figure(figsize=(panel_w * ncols + 0.8, panel_h * nrows + 1.0), dpi=dpi)
+        axes = fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False).ravel()
+        for ax in axes[n:]:
+            ax.set_visible(False)
+        for ax, k in zip(axes, idx, strict=False):
+            for i, tr in enumerate(traj.tracks):
+                colour = "#1f3b73" if len(traj.tracks) == 1 else f"C{i}"
+                _slinky(ax, tr, k, colour, _label(tr.params, names[i], i))
+            ax.set_title(f"t = {traj.t[k]:.2f} s", fontsize=10)
+        for ax in axes[:n]:
+            _axes(ax, lo, hi)
+        for ax in axes.reshape(nrows, ncols)[:, 0]:
+            ax.set_ylabel("y (cm)")
+        for c in range(ncols):
+            # The lowest visible panel of each column carries the x label.
+            col = [r * ncols + c for r in range(nrows) if r * ncols + c < n]
+            if col:
+                axes[col[-1]].set_xlabel("x (cm)")
+                axes[col[-1]].xaxis.set_tick_params(labelbottom=True)
+        handles, labels = axes[0].get_legend_handles_labels()
+    else:
+        fig = Figure(figsize=(float(np.clip(7 * w / h, 4, 12)) + 2.5, 7), dpi=dpi)
+        ax = fig.subplots()
+        import matplotlib
+
+        cmap = matplotlib.colormaps["viridis"]
+        styles = ["-", "--", ":", "-."]
+        for j, k in enumerate(idx):
+            c = cmap(j / max(1, len(idx) - 1))
+            for i, tr in enumerate(traj.tracks):
+                who = f"{_label(tr.params, names[i], i)}, " if len(traj.tracks) > 1 else ""
+                _slinky(ax, tr, k, c, f"{who}t = {traj.t[k]:.2f} s", styles[i % 4])
+        _axes(ax, lo, hi)
+        ax.set_xlabel("x (cm)")
+        ax.set_ylabel("y (cm)")
+        handles, labels = ax.get_legend_handles_labels()
+    uniq = dict(zip(labels, handles, strict=True))
+    cols = min(len(uniq), 5 if layout == "panels" else 1)
+    if layout == "panels":
+        fig.legend(uniq.values(), uniq.keys(), loc="lower center", ncols=cols, fontsize=9,
+                   frameon=False)
+        fig.subplots_adjust(bottom=0.16 if nrows == 1 else 0.1, top=0.86 if nrows == 1
+                            else 0.9, wspace=0.08, hspace=0.25)
+    else:
+        ax.legend(uniq.values(), uniq.keys(), loc="center left", bbox_to_anchor=(1.02, 0.5),
+                  fontsize=9, frameon=False)
+        fig.subplots_adjust(right=0.72)
+    if title:
+        fig.suptitle(title, fontsize=12)
+    out = Path(out)
+    try:
+        fig.savefig(out)
+    except (OSError, ValueError) as e:
+        raise SlinkyError(f"cannot write {out}: {e}") from None
+    return out
+
+
+def _axes(ax: Any, lo: np.ndarray, hi: np.ndarray) -> None:
+    ax.set_xlim(lo[0], hi[0])
+    ax.set_ylim(lo[1], hi[1])
+    ax.set_aspect("equal", adjustable="box")
+    ax.grid(True, color="0.9", linewidth=0.6)
+    ax.set_axisbelow(True)
+    ax.tick_params(labelsize=8)
+
+
+def _slinky(ax: Any, tr: Any, k: int, colour: Any, label: str, style: str = "-") -> None:
+    """One Slinky at sample k: its bars, its ends and its touching coils."""
+    E = tr.ends[k] * 100
+    ax.plot(E[:, 0], E[:, 1], style, color=colour, lw=0.8, label=label, zorder=2)
+    tmin = tr.params.get("theta_min")
+    if tmin is not None:
+        touching = tr.theta[k] <= tmin + CONTACT_TOL
+        # Joint j (1-based) sits at end point E_j, between bars j-1 and j.
+        if touching.any():
+            ax.plot(E[:-1][touching, 0], E[:-1][touching, 1], "o", ms=2.2, color="#d62728",
+                    mec="none", label="coils in contact", zorder=3)
+    ax.plot(*E[0], "s", color="black", ms=5, label="anchored end $E_1$", zorder=4)
+    ax.plot(*E[-1], "o", mfc="white", mec="black", ms=5, mew=1.0,
+            label="far end $E_{N+1}$", zorder=4)

@@ -1,0 +1,142 @@
+"""The command line: subcommands, the npz it writes, one-line errors with exit status 2."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import fakesim
+import numpy as np
+import pytest
+
+from slinky3d import cli, scene, trajectory
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def fake(monkeypatch, tmp_path):
+    """Swap the solver for the stand-in and run in an empty directory."""
+    monkeypatch.setattr(cli, "_record", fakesim.record)
+    monkeypatch.chdir(tmp_path)
+    fakesim.CALLS.clear()
+    return fakesim.CALLS
+
+
+def run(capsys, *argv):
+    rc = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def fails(capsys, *argv) -> str:
+    rc, out, err = run(capsys, *argv)
+    assert rc == 2, (out, err)
+    assert err.startswith("slinky3d: error: ") and err.count("\n") == 1, err
+    assert "Traceback" not in err
+    return err
+
+
+def test_help_lists_the_subcommands(capsys):
+    rc, out, _ = run(capsys, "--help")
+    assert rc == 0
+    for name in ("simulate", "figure", "scenes"):
+        assert name in out
+    rc, out, _ = run(capsys, "simulate", "--help")
+    assert rc == 0 and "--duration" in out and "--set" in out and "realtime" in out
+
+
+def test_scenes_lists_the_shipped_ones(capsys):
+    rc, out, _ = run(capsys, "scenes")
+    assert rc == 0
+    lines = out.splitlines()
+    assert len(lines) == len(scene.shipped())
+    assert any(line.startswith("1Pa ") and "U shape, impacts on" in line for line in lines)
+
+
+def test_simulate_writes_the_npz_and_a_summary(capsys, fake):
+    rc, out, err = run(capsys, "simulate", "1Pa", "--duration", "0.05", "--fps", "200")
+    assert rc == 0 and err == ""
+    assert fake[0]["duration"] == 0.05 and fake[0]["fps"] == 200.0
+    assert fake[0]["solver"] == cli.DEFAULT_SOLVER
+    assert out.count("\n") == 1
+    assert out.startswith("1Pa: 0.050 s simulated in 0.50 s wall (")
+    assert "100 steps, 3 impacts, energy change -1.500e-03 J" in out
+    assert out.rstrip().endswith("-> 1Pa.npz")
+    with np.load("1Pa.npz", allow_pickle=False) as z:
+        assert {"t", "ends", "theta", "theta_dot", "energy", "n_contacts", "params",
+                "meta"} <= set(z.files)
+        assert z["t"].shape == (11,) and z["ends"].shape == (11, 76, 2)
+        meta = json.loads(str(z["meta"]))
+        assert json.loads(str(z["params"]))["N"] == 75
+    assert meta["title"].startswith("1Pa") and meta["solver"] == cli.DEFAULT_SOLVER
+    assert meta["stats"]["impacts"] == 3 and meta["fps"] == 200.0
+
+
+def test_simulate_options(capsys, fake, tmp_path):
+    out_file = tmp_path / "sub" / "run.npz"
+    out_file.parent.mkdir()
+    rc, out, _ = run(capsys, "simulate", "hanging-steel", "--duration", "0", "--out",
+                     str(out_file), "--solver", "realtime", "--set", "slinky.C_D=0")
+    assert rc == 0 and fake[0]["solver"] == "realtime" and fake[0]["duration"] == 0.0
+    assert fake[0]["scene"].slinkies[0].params.C_D == 0.0
+    traj = trajectory.load(out_file)
+    assert traj.t.shape == (1,) and traj.tracks[0].N == 157
+    assert traj.meta["overrides"] == ["slinky.C_D=0"]
+    # The scene's own duration is the default.
+    run(capsys, "simulate", "4S")
+    assert fake[1]["duration"] == 1.6 and Path("4S.npz").is_file()
+
+
+def test_several_slinkies_round_trip(capsys, fake, tmp_path):
+    f = tmp_path / "two.toml"
+    f.write_text('[[slinky]]\nname = "a"\n[[slinky]]\nname = "b"\npreset = "steel"\n')
+    assert run(capsys, "simulate", str(f), "--duration", "0.02")[0] == 0
+    traj = trajectory.load("two.npz")
+    assert [tr.N for tr in traj.tracks] == [75, 157] and traj.meta["names"] == ["a", "b"]
+
+
+@pytest.mark.parametrize("argv,fragment", [
+    (["simulate", "1Pa", "--fps", "0"], "argument --fps"),
+    (["simulate", "1Pa", "--fps", "abc"], "argument --fps"),
+    (["simulate", "1Pa", "--duration", "-1"], "argument --duration"),
+    (["simulate", "1Pa", "--duration", "nan"], "argument --duration"),
+    (["simulate", "1Pa", "--solver", "fast"], "argument --solver"),
+    (["simulate", "no-such-scene"], "no-such-scene: no such scene file"),
+    (["simulate", "1Pa", "--set", "slinky.C_D=-1"], "--set: slinky.C_D: must be >= 0"),
+    (["simulate", "1Pa", "--set", "slinky.CD=1"], "did you mean 'C_D'"),
+    (["simulate", "1Pa", "--set", "oops"], "expected KEY=VALUE"),
+    (["simulate", "1Pa", "--out", "/no/such/dir/x.npz"], "cannot write /no/such/dir/x.npz"),
+    (["figure", "1Pa", "--times", "garbage"], "--times 'garbage'"),
+    (["figure", "1Pa", "--times", "1:0:0.1"], "start <= stop"),
+    (["figure", "1Pa"], "--times"),
+    (["figure", "missing.npz", "--times", "0"], "missing.npz: no such recording"),
+    (["frobnicate"], "invalid choice"),
+    ([], "COMMAND"),
+])
+def test_errors_are_one_line_with_status_2(capsys, fake, argv, fragment):
+    assert fragment in fails(capsys, *argv)
+
+
+def test_keyboard_interrupt_exits_130_quietly(capsys, monkeypatch):
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_record", interrupted)
+    rc, out, err = run(capsys, "simulate", "1Pa", "--out", os.devnull)
+    assert rc == 130 and out == "" and err == ""
+
+
+def test_python_dash_m_exit_codes(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+    def sh(*argv):
+        return subprocess.run([sys.executable, "-m", "slinky3d", *argv], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=60)
+
+    r = sh("--help")
+    assert r.returncode == 0 and "simulate" in r.stdout
+    r = sh("simulate", "1Pa", "--set", "slinky.mass=0")
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr == "slinky3d: error: --set: slinky.mass: must be > 0, got 0\n"

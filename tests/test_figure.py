@@ -1,0 +1,116 @@
+"""The paper-style figure: time parsing, drawing from a scene or a recording, no matplotlib."""
+
+import sys
+
+import fakesim
+import numpy as np
+import pytest
+from PIL import Image
+
+from slinky3d import cli, figure
+from slinky3d.errors import SlinkyError
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture
+def fake(monkeypatch, tmp_path):
+    monkeypatch.setattr(cli, "_record", fakesim.record)
+    monkeypatch.chdir(tmp_path)
+    fakesim.CALLS.clear()
+    return fakesim.CALLS
+
+
+@pytest.mark.parametrize("text,times", [
+    ("0:1.4:0.2", [0, 0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4]),
+    ("0:1.6:0.4", [0, 0.4, 0.8, 1.2, 1.6]),
+    ("0.1:0.35:0.1", [0.1, 0.2, 0.3]),
+    ("0,0.5, 1", [0, 0.5, 1.0]),
+    ("1,0", [0, 1.0]),
+    ("0.25", [0.25]),
+    ("1e-1:2e-1:5e-2", [0.1, 0.15, 0.2]),
+])
+def test_parse_times(text, times):
+    assert figure.parse_times(text) == pytest.approx(times, abs=1e-12)
+
+
+@pytest.mark.parametrize("text", ["", "a", "0:1", "0:1:0", "1:0:0.1", "0,,1", "-1,0",
+                                  "0:100:0.1", "0:1:x"])
+def test_parse_times_rejects(text):
+    with pytest.raises(SlinkyError):
+        figure.parse_times(text)
+
+
+def test_grid_fps_puts_times_on_the_grid():
+    assert figure.grid_fps([0, 0.2, 1.4]) == 100
+    assert figure.grid_fps([0.125]) == 200
+    assert figure.grid_fps([0.0123]) == 10000
+
+
+def png_size(path):
+    assert path.read_bytes()[:8] == PNG
+    with Image.open(path) as im:
+        return im.size
+
+
+def test_figure_from_a_scene(capsys, fake, tmp_path):
+    rc = cli.main(["figure", "1Pa", "--times", "0:0.3:0.1", "--out", "f.png",
+                   "--solver", "realtime"])
+    out, err = capsys.readouterr()
+    assert rc == 0 and err == ""
+    assert fake[0]["duration"] == pytest.approx(0.3) and fake[0]["solver"] == "realtime"
+    assert "4 instants, 0..0.3 s -> f.png" in out
+    w, h = png_size(tmp_path / "f.png")
+    assert w > h > 200  # a row of four panels
+
+
+def test_figure_from_a_recording_and_overlay(capsys, fake, tmp_path):
+    assert cli.main(["simulate", "3Pa", "--duration", "0.2"]) == 0
+    assert cli.main(["figure", "3Pa.npz", "--times", "0,0.1,0.2", "--layout", "overlay"]) == 0
+    assert len(fake) == 1  # the recording was drawn, not re-simulated
+    assert png_size(tmp_path / "3Pa.png")[0] > 300
+    capsys.readouterr()
+    assert cli.main(["figure", "3Pa.npz", "--times", "0:1:0.5"]) == 2
+    assert "the run ends at 0.2 s" in capsys.readouterr().err
+    assert cli.main(["figure", "3Pa.npz", "--times", "0", "--set", "dt=1e-3"]) == 2
+
+
+def test_draw_marks_contacts_and_both_slinkies(fake, tmp_path):
+    from slinky3d import scene, trajectory
+
+    text = '[[slinky]]\nname = "plastic"\n[[slinky]]\nname = "steel"\npreset = "steel"\n' \
+           'anchor = { position = [0.2, 0.0] }\n'
+    sc = scene.loads(text)
+    data, _ = fakesim.record(sc, 0.2, 100)
+    traj = trajectory.from_data(data)
+    assert traj.tracks[1].n_contacts[0] > 0  # the hanging steel Slinky has collapsed coils
+    out = figure.draw(traj, [0.0, 0.2], tmp_path / "two.pdf", names=["plastic", "steel"],
+                      title="two")
+    assert out.read_bytes()[:4] == b"%PDF"
+
+
+def test_without_matplotlib_a_clear_message(capsys, fake, monkeypatch):
+    # A None entry in sys.modules makes `import matplotlib...` raise ImportError.
+    for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    rc = cli.main(["figure", "1Pa", "--times", "0:1.4:0.2"])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert err == ("slinky3d: error: the figure command needs matplotlib: "
+                   "pip install 'slinky3d[figure]'\n")
+    assert fake == []  # said before simulating
+
+
+def test_the_figure_shows_the_shape(fake, tmp_path):
+    """Pixels: dark bar ink lies where the Slinky is, none in the empty corner."""
+    from slinky3d import scene, trajectory
+
+    sc = scene.load("hanging-plastic")
+    traj = trajectory.from_data(fakesim.record(sc, 0.0, 100)[0])
+    out = figure.draw(traj, [0.0], tmp_path / "h.png", dpi=80)
+    img = np.asarray(Image.open(out).convert("L"), dtype=float)
+    h, w = img.shape
+    assert h > w  # a hanging Slinky is tall and narrow
+    dark = img < 100
+    assert dark.sum() > 200
