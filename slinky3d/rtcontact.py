@@ -1,0 +1,374 @@
+"""Compiled contact handling and the event-aware fixed step (see rt.py).
+
+Contact at joint j: gap g_j = theta_j - theta_min >= 0; its gradient is a unit
+vector in q, so the Delassus matrix W = G M^-1 G^T is a principal block of M^-1.
+Rather than forming W (O(N) per column), every pivot of the complementarity
+solve is one hybrid articulated-body solve in which the "active" joints are
+prescribed: at velocity level (impact, e = 0) they are given the velocity jump
+that stops them, at acceleration level (resting contact) zero acceleration; the
+forces the prescribed joints need are the contact impulses / torques. Block
+principal pivoting (all violations flipped at once) converges in a few pivots;
+after 10 it falls back to Murty's least-index rule, which is finite for the
+P-matrix W.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from .aba import BASE, aba
+from .rt import (
+    C_EVALS,
+    C_EVENTS,
+    C_IMPACTS,
+    C_LCPFAIL,
+    I_FREE,
+    I_LAW,
+    LAW_PAPER,
+    LAW_RIGID,
+    MAX_EVENTS,
+    P_I,
+    P_M,
+    P_R,
+    P_TMIN,
+    POS_TOL,
+    deriv,
+    flow,
+)
+
+VEL_TOL = 1e-9  # rad/s: a touching joint this slow counts as at rest
+MAX_PIVOTS = 60
+
+
+@njit(cache=True, error_model="numpy")
+def _first_joint(ipar):
+    """First joint that can touch: joint 1 has no holder in a free Slinky."""
+    return BASE + 1 if ipar[I_FREE] != 0 else BASE
+
+
+@njit(cache=True, error_model="numpy")
+def _flip(viol, worst, it):
+    """Block pivoting: flip all violations; after 10 pivots only the first (Murty)."""
+    if it < 10:
+        return viol
+    for j in range(viol.shape[0]):
+        viol[j] = j == worst
+    return viol
+
+
+@njit(cache=True, error_model="numpy")
+def impact(q, qd, locked, par, ipar, w, cnt):
+    """Rigid e = 0 impact of all joints at theta_min together; qd, locked in place.
+
+    Solves  dv = M^-1 G^T lam,  v+_j = 0 where lam_j > 0,  v+_j >= 0 where lam_j = 0
+    over the touching joints. Afterwards `locked` is the set with v+ = 0.
+    """
+    (ws, E, U, tau, fext, presc, qdd_p, arm, qdd, freq, kq, kv, ks, save,
+     lam0, lam1, vec, scratch, bscratch) = w
+    nj = q.shape[0]
+    n = nj - BASE
+    tmin = par[P_TMIN]
+    j0 = _first_joint(ipar)
+    cand = bscratch[0]
+    act = bscratch[1]
+    viol = bscratch[2]
+    zero = scratch[0]
+    vplus = scratch[3]
+    for j in range(nj):
+        zero[j] = 0.0
+        cand[j] = j >= j0 and q[j] <= tmin + POS_TOL
+        act[j] = cand[j] and (qd[j] < 0.0 or locked[j])
+        tau[j] = 0.0
+        arm[j] = 0.0
+    for i in range(n):
+        fext[i, 0] = 0.0
+        fext[i, 1] = 0.0
+        fext[i, 2] = 0.0
+    done = False
+    for it in range(MAX_PIVOTS):
+        for j in range(nj):
+            presc[j] = act[j]
+            qdd_p[j] = -qd[j] if act[j] else 0.0
+        if ipar[I_FREE] != 0:
+            presc[BASE] = True
+            qdd_p[BASE] = 0.0
+        else:
+            for i in range(BASE):
+                presc[i] = True
+                qdd_p[i] = 0.0
+        aba(q, zero, tau, presc, qdd_p, fext, arm, par[P_M], par[P_I], par[P_R], 0.0,
+            qdd, freq, E, U, ws)
+        cnt[C_EVALS] += 1
+        lmax = 0.0
+        for j in range(nj):
+            vplus[j] = qd[j] + qdd[j]
+            if act[j] and abs(freq[j]) > lmax:
+                lmax = abs(freq[j])
+        tol_l = 1e-12 * lmax
+        worst = -1
+        nv = 0
+        for j in range(nj):
+            bad = False
+            if act[j] and freq[j] < -tol_l:
+                bad = True
+            elif cand[j] and not act[j] and vplus[j] < -VEL_TOL:
+                bad = True
+            viol[j] = bad
+            if bad:
+                nv += 1
+                if worst < 0:
+                    worst = j
+        if nv == 0:
+            done = True
+            break
+        _flip(viol, worst, it)
+        for j in range(nj):
+            if viol[j]:
+                act[j] = not act[j]
+    if not done:
+        cnt[C_LCPFAIL] += 1
+    for j in range(nj):
+        qd[j] = vplus[j]
+    for j in range(j0, nj):
+        locked[j] = act[j]
+        if act[j]:
+            qd[j] = 0.0
+            q[j] = tmin
+    cnt[C_IMPACTS] += 1
+
+
+@njit(cache=True, error_model="numpy")
+def paper_impact(q, qd, locked, par, ipar, w, cnt):
+    """The paper's pairwise rule, joint by joint until none is closing.
+
+    At joint k the two neighbouring composite rates are replaced by their mean
+    (k = 1: Theta_1' is set to the holder's rate); the rest of the chain is
+    ignored, which is why it cannot treat several contacts consistently.
+    """
+    nj = q.shape[0]
+    n = nj - BASE
+    tmin = par[P_TMIN]
+    j0 = _first_joint(ipar)
+    free = ipar[I_FREE] != 0
+    Th = w[17][0]
+    for _ in range(200):
+        hit = -1
+        for j in range(j0, nj):
+            if q[j] <= tmin + POS_TOL and qd[j] < 0.0:
+                hit = j
+                break
+        if hit < 0:
+            break
+        # composite rates
+        acc = qd[2]
+        for k in range(n):
+            s = 1.0 if k % 2 == 0 else -1.0
+            acc += s * qd[BASE + k]
+            Th[k] = acc
+        k = hit - BASE
+        if k == 0:
+            Th[0] = qd[2]
+        else:
+            avg = 0.5 * (Th[k - 1] + Th[k])
+            Th[k - 1] = avg
+            Th[k] = avg
+        if free:
+            qd[2] = Th[0]
+            qd[BASE] = 0.0
+        else:
+            qd[BASE] = Th[0] - qd[2]
+        for kk in range(1, n):
+            s = 1.0 if kk % 2 == 0 else -1.0
+            qd[BASE + kk] = s * (Th[kk] - Th[kk - 1])
+        qd[hit] = 0.0
+        q[hit] = tmin
+        cnt[C_IMPACTS] += 1
+    for j in range(j0, nj):
+        locked[j] = q[j] <= tmin + POS_TOL and abs(qd[j]) <= VEL_TOL
+
+
+@njit(cache=True, error_model="numpy")
+def resting(q, qd, sd, t, locked, target, par, ipar, w, cnt):
+    """Acceleration-level contact LCP: which touching, resting joints stay locked.
+
+    Locked joints need a compressive torque (>= 0); free touching joints at rest
+    need theta'' >= 0. On return w's freq - (spring) holds the contact torques
+    of the locked joints (lam0) and qdd the accelerations.
+    """
+    nj = q.shape[0]
+    tmin = par[P_TMIN]
+    j0 = _first_joint(ipar)
+    qdd = w[8]
+    freq = w[9]
+    lam0 = w[14]
+    cand = w[18][0]
+    viol = w[18][2]
+    sticky = w[18][3]
+    sdd = w[12][4]
+    any_c = False
+    for j in range(nj):
+        cand[j] = locked[j] or (j >= j0 and q[j] <= tmin + POS_TOL and abs(qd[j]) <= VEL_TOL)
+        if cand[j]:
+            any_c = True
+    if not any_c:
+        for j in range(nj):
+            lam0[j] = 0.0
+        return
+    scale = 0.0
+    done = False
+    for it in range(MAX_PIVOTS):
+        deriv(q, qd, sd, t, locked, target, par, ipar, w, qdd, sdd, True)
+        cnt[C_EVALS] += 1
+        if scale == 0.0:
+            for j in range(j0, nj):
+                if locked[j] and abs(freq[j]) > scale:
+                    scale = abs(freq[j])
+            scale = max(scale, 1e-300)
+        worst = -1
+        nv = 0
+        for j in range(nj):
+            bad = False
+            if locked[j] and not sticky[j] and freq[j] < -1e-12 * scale:
+                bad = True
+            elif cand[j] and not locked[j] and qdd[j] < -1e-9:
+                bad = True
+            viol[j] = bad
+            if bad:
+                nv += 1
+                if worst < 0:
+                    worst = j
+        if nv == 0:
+            done = True
+            break
+        _flip(viol, worst, it)
+        for j in range(nj):
+            if viol[j]:
+                locked[j] = not locked[j]
+                if locked[j]:
+                    q[j] = tmin
+                    qd[j] = 0.0
+    if not done:
+        cnt[C_LCPFAIL] += 1
+    for j in range(nj):
+        lam0[j] = freq[j] if locked[j] else 0.0
+
+
+@njit(cache=True, error_model="numpy")
+def _hermite_root(a0, v0, a1, v1):
+    """Root in (0, 1] of the cubic Hermite p(0)=a0 > 0, p'(0)=v0, p(1)=a1 <= 0, p'(1)=v1."""
+    lo = 0.0
+    hi = 1.0
+    for _ in range(50):
+        s = 0.5 * (lo + hi)
+        s2 = s * s
+        s3 = s2 * s
+        p = ((2 * s3 - 3 * s2 + 1) * a0 + (s3 - 2 * s2 + s) * v0 + (-2 * s3 + 3 * s2) * a1
+             + (s3 - s2) * v1)
+        if p > 0.0:
+            lo = s
+        else:
+            hi = s
+    return hi
+
+
+@njit(cache=True, error_model="numpy")
+def step(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
+    """Advance exactly h with events located inside the step; returns the new time."""
+    nj = q.shape[0]
+    law = ipar[I_LAW]
+    events = law == LAW_RIGID or law == LAW_PAPER
+    if not events:
+        flow(q, qd, sd, t, h, locked, target, par, ipar, w, cnt)
+        return t + h
+    tmin = par[P_TMIN]
+    j0 = _first_joint(ipar)
+    qdd = w[8]
+    freq = w[9]
+    lam0 = w[14]
+    lam1 = w[15]
+    y0 = w[17]  # rows 4, 5: state at the start of the sub-step
+    sticky = w[18][3]
+    for j in range(nj):
+        sticky[j] = False
+    sdd = w[12][4]
+    rem = h
+    nev = 0
+    while rem > 1e-12 * h:
+        resting(q, qd, sd, t, locked, target, par, ipar, w, cnt)
+        for j in range(nj):
+            y0[4][j] = q[j]
+            y0[5][j] = qd[j]
+        sd0 = sd[0]
+        sd1 = sd[1]
+        flow(q, qd, sd, t, rem, locked, target, par, ipar, w, cnt)
+        best = 2.0
+        kind = 0
+        for j in range(j0, nj):
+            if not locked[j] and q[j] < tmin - 1e-12:
+                a0 = y0[4][j] - tmin
+                if a0 <= POS_TOL:
+                    s = 0.0
+                else:
+                    s = _hermite_root(a0, y0[5][j] * rem, q[j] - tmin, qd[j] * rem)
+                if s < best:
+                    best = s
+                    kind = 1
+        has_locked = False
+        for j in range(j0, nj):
+            if locked[j]:
+                has_locked = True
+                break
+        if has_locked:
+            deriv(q, qd, sd, t + rem, locked, target, par, ipar, w, qdd, sdd, True)
+            cnt[C_EVALS] += 1
+            for j in range(j0, nj):
+                lam1[j] = freq[j] if locked[j] else 0.0
+                if locked[j] and lam1[j] < 0.0 and lam0[j] > 0.0:
+                    s = lam0[j] / (lam0[j] - lam1[j])
+                    if s < best:
+                        best = s
+                        kind = 2
+        if kind == 0 or nev >= MAX_EVENTS:
+            t += rem
+            break
+        nev += 1
+        cnt[C_EVENTS] += 1
+        dt = best * rem
+        for j in range(nj):
+            q[j] = y0[4][j]
+            qd[j] = y0[5][j]
+        sd[0] = sd0
+        sd[1] = sd1
+        if dt > 0.0:
+            flow(q, qd, sd, t, dt, locked, target, par, ipar, w, cnt)
+        t += dt
+        rem -= dt
+        if kind == 1:
+            # position projection onto the bound; velocities untouched
+            for j in range(j0, nj):
+                if not locked[j] and q[j] < tmin + POS_TOL:
+                    q[j] = tmin
+            if law == LAW_PAPER:
+                paper_impact(q, qd, locked, par, ipar, w, cnt)
+            else:
+                impact(q, qd, locked, par, ipar, w, cnt)
+            if best == 0.0:
+                # A touching joint, not closing and not pushed (theta'' >= 0 now),
+                # still sank within the step: the forces change within it. Hold it
+                # in contact until the step ends, else the step makes no progress.
+                for j in range(j0, nj):
+                    if not locked[j] and q[j] <= tmin + POS_TOL and qd[j] >= -VEL_TOL:
+                        locked[j] = True
+                        sticky[j] = True
+                        qd[j] = 0.0
+        # kind 2: a contact torque reached zero; the resting-contact LCP at the
+        # top of the loop decides, with all contacts together, which coils separate
+    return t
+
+
+@njit(cache=True, error_model="numpy")
+def run(q, qd, sd, t, h, nsteps, locked, target, par, ipar, w, cnt):
+    """nsteps fixed steps; returns the final time."""
+    for _ in range(nsteps):
+        t = step(q, qd, sd, t, h, locked, target, par, ipar, w, cnt)
+    return t
