@@ -16,7 +16,9 @@ def data_dir(kind: str) -> Path:
     local = _ROOT / kind
     if local.is_dir() and (_ROOT / "pyproject.toml").is_file():
         return local
-    return Path(str(resources.files(f"slinky3d.{kind}")))
+    # files() of the package itself: the data folders have no __init__.py, and files()
+    # of such a namespace package is a MultiplexedPath whose str() is no path.
+    return Path(str(resources.files("slinky3d"))) / kind
 
 
 def scene_path(name: str) -> Path:
