@@ -1,0 +1,44 @@
+"""The wheel ships the scenes and shaders, and an installed copy finds them at run time."""
+
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_wheel_ships_scenes_and_shaders(tmp_path):
+    # Build from a copy so no build/ or egg-info lands in the working tree.
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        if (ROOT / name).is_file():
+            shutil.copy(ROOT / name, src / name)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for name in ("slinky3d", "scenes", "shaders"):
+        shutil.copytree(ROOT / name, src / name, ignore=ignore)
+    r = subprocess.run([sys.executable, "-m", "pip", "wheel", str(src), "--no-deps", "-q",
+                        "-w", str(tmp_path / "dist")], capture_output=True, text=True,
+                       timeout=300)
+    if r.returncode != 0 and "No matching distribution" in r.stderr:
+        pytest.skip("no package index to fetch the build backend from")
+    assert r.returncode == 0, r.stderr
+    (wheel,) = (tmp_path / "dist").glob("slinky3d-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    for kind, ext in (("scenes", "toml"), ("shaders", "glsl")):
+        want = {f"slinky3d/{kind}/{p.name}" for p in (ROOT / kind).glob(f"*.{ext}")}
+        assert want and want <= set(names), kind
+    # Installed (here: unpacked) away from the checkout, it finds its own scenes.
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    run = subprocess.run([sys.executable, "-m", "slinky3d", "scenes"], cwd=tmp_path,
+                         env={**os.environ, "PYTHONPATH": str(site)}, capture_output=True,
+                         text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    listed = {line.split()[0] for line in run.stdout.splitlines()}
+    assert listed == {p.stem for p in (ROOT / "scenes").glob("*.toml")}
