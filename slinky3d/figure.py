@@ -68,8 +68,29 @@ def grid_fps(times: list[float], fps: float = 100.0) -> float:
     return fps * 10  # off-grid times take the nearest sample, at most 0.5 ms away
 
 
-def _label(track_params: dict, name: str, i: int) -> str:
-    return name or f"Slinky {i + 1} ({track_params.get('preset', '')})"
+MARKS = ("coils in contact", "anchored end $E_1$", "far end $E_{N+1}$")
+MAX_WIDTH = 17.0  # in: wider rows wrap onto a new row
+# Margins and gaps in inches, so the equal-aspect panels fill the figure exactly.
+LEFT, RIGHT, BOTTOM, TOP, WGAP, HGAP, SUPTITLE = 0.75, 0.25, 0.95, 0.4, 0.12, 0.5, 0.45
+
+
+def _label(params: dict, name: str, i: int, several: bool) -> str:
+    if not several:
+        return "_nolegend_"  # one Slinky needs no entry of its own
+    return name or f"Slinky {i + 1} ({params.get('preset', '')})"
+
+
+def _limits(traj: Trajectory, idx: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Shared axis limits (cm) over all that is drawn, widened to a readable aspect."""
+    pts = np.concatenate([tr.ends[idx].reshape(-1, 2) for tr in traj.tracks]) * 100
+    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    pad = 0.06 * max(hi - lo) + 1.0
+    lo, hi = lo - pad, hi + pad
+    # A hanging steel Slinky is ten times taller than wide: give the panels some width.
+    size = hi - lo
+    want = np.array([max(size[0], 0.4 * size[1]), max(size[1], 0.3 * size[0])])
+    mid = (lo + hi) / 2
+    return mid - want / 2, mid + want / 2
 
 
 def draw(traj: Trajectory, times: list[float], out: str | Path, layout: str = "panels",
@@ -83,68 +104,78 @@ def draw(traj: Trajectory, times: list[float], out: str | Path, layout: str = "p
                           f"{traj.t[-1]:g} s")
     idx = [traj.index(t) for t in times]
     names = names or [""] * len(traj.tracks)
-    # Shared limits over everything drawn, in cm, with a margin.
-    pts = np.concatenate([tr.ends[idx].reshape(-1, 2) for tr in traj.tracks]) * 100
-    lo, hi = pts.min(axis=0), pts.max(axis=0)
-    pad = 0.06 * max(hi - lo) + 1.0
-    lo, hi = lo - pad, hi + pad
-    w, h = hi - lo
+    lo, hi = _limits(traj, idx)
+    aspect = (hi[0] - lo[0]) / (hi[1] - lo[1])
+    several = len(traj.tracks) > 1
+    top = TOP + (SUPTITLE if title else 0.0)
 
     if layout == "panels":
         n = len(idx)
-        panel_h = 3.6 if n > 4 else 4.5
-        panel_w = float(np.clip(panel_h * w / h, 1.1, 6.0))
-        ncols = max(1, min(n, int(16 // panel_w)))
+        ph = 3.4 if n > 1 else 5.0
+        pw = ph * aspect
+        if pw > 5.0:
+            pw, ph = 5.0, 5.0 / aspect
+        ncols = max(1, min(n, int((MAX_WIDTH - LEFT - RIGHT + WGAP) / (pw + WGAP) + 1e-6)))
         nrows = math.ceil(n / ncols)
-        fig = Figure(figsize=(panel_w * ncols + 0.8, panel_h * nrows + 1.0), dpi=dpi)
-        axes = fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False).ravel()
+        ncols = math.ceil(n / nrows)  # balanced rows: 2 x 4, not 7 + 1
+        W = LEFT + RIGHT + ncols * pw + (ncols - 1) * WGAP
+        H = BOTTOM + top + nrows * ph + (nrows - 1) * HGAP
+        fig = Figure(figsize=(W, H), dpi=dpi)
+        fig.subplots_adjust(left=LEFT / W, right=1 - RIGHT / W, bottom=BOTTOM / H,
+                            top=1 - top / H, wspace=WGAP / pw, hspace=HGAP / ph)
+        grid = fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False)
+        axes = grid.ravel()
         for ax in axes[n:]:
             ax.set_visible(False)
         for ax, k in zip(axes, idx, strict=False):
             for i, tr in enumerate(traj.tracks):
-                colour = "#1f3b73" if len(traj.tracks) == 1 else f"C{i}"
-                _slinky(ax, tr, k, colour, _label(tr.params, names[i], i))
+                colour = f"C{i}" if several else "#1f3b73"
+                _slinky(ax, tr, k, colour, _label(tr.params, names[i], i, several))
             ax.set_title(f"t = {traj.t[k]:.2f} s", fontsize=10)
-        for ax in axes[:n]:
             _axes(ax, lo, hi)
-        for ax in axes.reshape(nrows, ncols)[:, 0]:
+        for ax in grid[:, 0]:
             ax.set_ylabel("y (cm)")
         for c in range(ncols):
-            # The lowest visible panel of each column carries the x label.
-            col = [r * ncols + c for r in range(nrows) if r * ncols + c < n]
-            if col:
-                axes[col[-1]].set_xlabel("x (cm)")
-                axes[col[-1]].xaxis.set_tick_params(labelbottom=True)
+            # The lowest visible panel of each column carries the x axis labels.
+            last = axes[max(r * ncols + c for r in range(nrows) if r * ncols + c < n)]
+            last.set_xlabel("x (cm)")
+            last.xaxis.set_tick_params(labelbottom=True)
         handles, labels = axes[0].get_legend_handles_labels()
     else:
-        fig = Figure(figsize=(float(np.clip(7 * w / h, 4, 12)) + 2.5, 7), dpi=dpi)
-        ax = fig.subplots()
         import matplotlib
 
+        ph = 7.0
+        pw = min(ph * aspect, 10.0)
+        ph = pw / aspect
+        legend_w = 2.3
+        top -= TOP - 0.15  # no panel titles here
+        W, H = LEFT + pw + legend_w, BOTTOM - 0.35 + top + ph
+        fig = Figure(figsize=(W, H), dpi=dpi)
+        fig.subplots_adjust(left=LEFT / W, right=(LEFT + pw) / W, bottom=(BOTTOM - 0.35) / H,
+                            top=1 - top / H)
+        ax = fig.subplots()
         cmap = matplotlib.colormaps["viridis"]
         styles = ["-", "--", ":", "-."]
         for j, k in enumerate(idx):
-            c = cmap(j / max(1, len(idx) - 1))
+            c = cmap(0.9 * j / max(1, len(idx) - 1))
             for i, tr in enumerate(traj.tracks):
-                who = f"{_label(tr.params, names[i], i)}, " if len(traj.tracks) > 1 else ""
+                who = f"{_label(tr.params, names[i], i, True)}, " if several else ""
                 _slinky(ax, tr, k, c, f"{who}t = {traj.t[k]:.2f} s", styles[i % 4])
         _axes(ax, lo, hi)
         ax.set_xlabel("x (cm)")
         ax.set_ylabel("y (cm)")
         handles, labels = ax.get_legend_handles_labels()
+    # One entry per label: the Slinkies or times first, then the markers.
     uniq = dict(zip(labels, handles, strict=True))
-    cols = min(len(uniq), 5 if layout == "panels" else 1)
+    order = sorted(uniq, key=lambda lab: lab in MARKS)
     if layout == "panels":
-        fig.legend(uniq.values(), uniq.keys(), loc="lower center", ncols=cols, fontsize=9,
-                   frameon=False)
-        fig.subplots_adjust(bottom=0.16 if nrows == 1 else 0.1, top=0.86 if nrows == 1
-                            else 0.9, wspace=0.08, hspace=0.25)
+        fig.legend([uniq[k] for k in order], order, loc="lower center", ncols=len(order),
+                   fontsize=9, frameon=False, bbox_to_anchor=(0.5, 0.0))
     else:
-        ax.legend(uniq.values(), uniq.keys(), loc="center left", bbox_to_anchor=(1.02, 0.5),
-                  fontsize=9, frameon=False)
-        fig.subplots_adjust(right=0.72)
+        ax.legend([uniq[k] for k in order], order, loc="center left", fontsize=9,
+                  bbox_to_anchor=(1.03, 0.5), frameon=False)
     if title:
-        fig.suptitle(title, fontsize=12)
+        fig.suptitle(title, fontsize=12, y=1 - 0.12 / H, va="top")
     out = Path(out)
     try:
         fig.savefig(out)
@@ -172,7 +203,6 @@ def _slinky(ax: Any, tr: Any, k: int, colour: Any, label: str, style: str = "-")
         # Joint j (1-based) sits at end point E_j, between bars j-1 and j.
         if touching.any():
             ax.plot(E[:-1][touching, 0], E[:-1][touching, 1], "o", ms=2.2, color="#d62728",
-                    mec="none", label="coils in contact", zorder=3)
-    ax.plot(*E[0], "s", color="black", ms=5, label="anchored end $E_1$", zorder=4)
-    ax.plot(*E[-1], "o", mfc="white", mec="black", ms=5, mew=1.0,
-            label="far end $E_{N+1}$", zorder=4)
+                    mec="none", label=MARKS[0], zorder=3)
+    ax.plot(*E[0], "s", color="black", ms=5, label=MARKS[1], zorder=4)
+    ax.plot(*E[-1], "o", mfc="white", mec="black", ms=5, mew=1.0, label=MARKS[2], zorder=4)
