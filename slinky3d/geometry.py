@@ -74,15 +74,21 @@ class Template:
         return len(self.indices)
 
 
-def template(segments: int) -> Template:
-    """Flat-wire half-turn: `segments` steps along s, 4 flat faces, 8 vertices per ring."""
+def template(segments: int, ribbon: bool = False) -> Template:
+    """Flat-wire half-turn: `segments` steps along s, 4 flat faces, 8 vertices per ring.
+
+    ribbon: one zero-thickness strip across the width instead (2 vertices per ring), for
+    the shadow pass, where thickness is far below a shadow-map texel.
+    """
     s = np.linspace(0.0, np.pi, segments + 1)
-    ring = np.array([(*c, *nrm) for c0, c1, nrm in FACES for c in (c0, c1)], float)  # (8, 4)
-    verts = np.concatenate([np.c_[np.full(8, si), ring] for si in s]).astype("f4")
+    faces = (((1, 0), (-1, 0), (0, 1)),) if ribbon else FACES
+    per = 2 * len(faces)
+    ring = np.array([(*c, *nrm) for c0, c1, nrm in faces for c in (c0, c1)], float)
+    verts = np.concatenate([np.c_[np.full(per, si), ring] for si in s]).astype("f4")
     tris = []
     for i in range(segments):
-        a, b = 8 * i, 8 * (i + 1)
-        for f in range(4):
+        a, b = per * i, per * (i + 1)
+        for f in range(len(faces)):
             v0, v1, v2, v3 = a + 2 * f, a + 2 * f + 1, b + 2 * f, b + 2 * f + 1
             # Corners run counter-clockwise about the tangent, so (v0, v2, v1) faces out.
             tris += [(v0, v2, v1), (v1, v2, v3)]

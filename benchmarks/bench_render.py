@@ -1,0 +1,70 @@
+"""Frame time of the renderer at 1280x720 with the steel Slinky (N = 157), headless.
+
+For each quality preset: the median frame time (shadow pass, scene, anti-aliasing,
+up to ctx.finish) over many frames, with a Slinky that changes shape every frame
+under a still camera (playback) and under an orbiting one (the backdrop is redrawn),
+plus the numpy-extrusion path for comparison with the instanced GPU extrusion. The
+machine may be shared: medians, and the process CPU time beside the wall time.
+
+    python benchmarks/bench_render.py [--frames 60] [--size 1280x720] [--numpy]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+from slinky3d import geometry as geo
+from slinky3d.gfx.quality import QUALITY, headless_context, stage_for
+from slinky3d.gfx.renderer import Renderer, frame_snapshot
+from slinky3d.look import Look
+
+
+def measure(ctx, quality: str, extrusion: str, size, frames: int, orbit: bool) -> dict:
+    r = Renderer(ctx, size, quality=quality, extrusion=extrusion)
+    look = Look()
+    snaps = [geo.hanging_snapshot("steel", stretch=s) for s in (0.12, 0.125)]
+    stage = stage_for(look, snaps[0])
+    cam = frame_snapshot(snaps[0], size, stage=stage)
+    for i in range(5):  # JIT-compiles every shader variant, fills caches
+        r.render(snaps[i % 2], look, cam, stage)
+        ctx.finish()
+    wall, cpu = [], []
+    for i in range(frames):
+        if orbit:
+            cam.yaw += 0.003
+        t0, c0 = time.perf_counter(), time.process_time()
+        r.render(snaps[i % 2], look, cam, stage)
+        ctx.finish()
+        wall.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+    return {"wall": 1e3 * statistics.median(wall), "cpu": 1e3 * statistics.median(cpu),
+            "triangles": r.triangles(snaps[0]), "quality": r.quality}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--frames", type=int, default=60)
+    ap.add_argument("--size", default="1280x720")
+    ap.add_argument("--numpy", action="store_true", help="also time the numpy extrusion")
+    a = ap.parse_args()
+    size = tuple(int(v) for v in a.size.split("x"))
+    ctx = headless_context()
+    print(f"GL_RENDERER: {ctx.info['GL_RENDERER']}; {size[0]}x{size[1]}, steel Slinky "
+          f"N=157, median of {a.frames} frames (wall / process CPU)")
+    for quality in QUALITY:
+        for extrusion in ("gpu", "numpy") if a.numpy else ("gpu",):
+            for orbit in (False, True):
+                m = measure(ctx, quality, extrusion, size, a.frames, orbit)
+                q, tri = m["quality"], m["triangles"]
+                aa = f"MSAA {q.samples}x" if q.samples else ("FXAA" if q.fxaa else "none")
+                cam = "orbiting" if orbit else "still   "
+                print(f"{quality:8s} {extrusion:5s} extrusion, {cam} camera: "
+                      f"{m['wall']:6.1f} ms wall, {m['cpu']:6.1f} ms CPU  ({aa}, shadow "
+                      f"{q.shadow_size}, {q.segments} segments, {tri['main']} + "
+                      f"{tri['shadow']} helix triangles)")
+
+
+if __name__ == "__main__":
+    main()

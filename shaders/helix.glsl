@@ -1,0 +1,107 @@
+// The Slinky: every half hoop a half turn of flat helical wire.
+// Instanced: the template holds one half turn in parameter space (s, a, b) and each
+// instance is one half hoop (midpoint C, bar direction u, bulge sign, position along).
+// P(s) = C - R cos(s) u + sign R sin(s) z; the numpy twin is slinky3d.geometry.extrude.
+// Defines: STEEL or PLASTIC picks the material (a branch on a uniform would run both
+// sides on a software rasterizer); PRECOMPUTED takes finished vertices instead (the
+// numpy-extrusion benchmark); DEPTH_ONLY is the shadow pass.
+
+#if defined VERTEX_SHADER
+
+uniform mat4 vp;
+#if defined PRECOMPUTED
+in vec3 in_pos;
+in vec3 in_normal;
+in vec3 in_tangent;
+in float in_along;
+#else
+uniform float R;
+uniform float half_width;
+uniform float half_thick;
+in vec3 in_vert;   // s, a (radial -1..1), b (thickness -1..1)
+in vec2 in_face;   // outward face normal in the (radial, thickness) basis
+in vec4 in_hoop;   // per instance: Cx, Cy, ux, uy
+in vec2 in_hoop2;  // per instance: bulge sign, position along the Slinky (0..1)
+#endif
+
+out vec3 v_pos;
+out vec3 v_normal;
+out vec3 v_tangent;
+out float v_along;
+
+void main() {
+#if defined PRECOMPUTED
+    v_pos = in_pos;
+    v_normal = in_normal;
+    v_tangent = in_tangent;
+    v_along = in_along;
+#else
+    float s = in_vert.x;
+    float sg = in_hoop2.x;
+    vec3 u = vec3(in_hoop.zw, 0.0);
+    // Thickness axis flips with the bulge: two mirror images keep the winding.
+    vec3 n = sg * vec3(-in_hoop.w, in_hoop.z, 0.0);
+    float cs = cos(s);
+    float sn = sin(s);
+    vec3 radial = -cs * u + vec3(0.0, 0.0, sg * sn);
+    v_tangent = sn * u + vec3(0.0, 0.0, sg * cs);
+    v_pos = vec3(in_hoop.xy, 0.0) + (R + half_width * in_vert.y) * radial
+            + half_thick * in_vert.z * n;
+    v_normal = in_face.x * radial + in_face.y * n;
+    v_along = in_hoop2.y;
+#endif
+    gl_Position = vp * vec4(v_pos, 1.0);
+}
+
+#elif defined FRAGMENT_SHADER
+
+#if defined DEPTH_ONLY
+void main() {}
+#else
+#include "common.glsl"
+
+uniform vec3 albedo_lin;  // plastic colour, linear
+uniform int rainbow;
+
+in vec3 v_pos;
+in vec3 v_normal;
+in vec3 v_tangent;
+in float v_along;
+out vec4 frag;
+
+vec3 hue(float h) {
+    vec3 k = clamp(abs(mod(h * 6.0 + vec3(0.0, 4.0, 2.0), 6.0) - 3.0) - 1.0, 0.0, 1.0);
+    return mix(vec3(1.0), k, 0.85);
+}
+
+void main() {
+    vec3 N = normalize(v_normal);
+    vec3 V = normalize(eye - v_pos);
+    vec3 L = light_dir;
+    vec3 H = normalize(L + V);
+    float ndl = max(dot(N, L), 0.0);
+    float sh = shadow_at(v_pos, N);
+    vec3 refl = environment(reflect(-V, N));
+#if defined STEEL
+    // Brushed steel: mostly a mirror of the studio, plus a highlight stretched across
+    // the wire (Kajiya-Kay on the wire's tangent) for the brushed sheen.
+    vec3 base = vec3(0.80, 0.82, 0.85);
+    float th = dot(normalize(v_tangent), H);
+    float aniso = pow64(sqrt(max(1.0 - th * th, 0.0)));
+    vec3 c = base * (0.55 * refl + 0.25 * ambient(N))
+             + base * KEY * (0.15 + 1.6 * aniso) * (ndl * sh);
+#else
+    // Glossy plastic: coloured diffuse, a sharp white highlight, Fresnel reflection.
+    vec3 a = rainbow == 1 ? to_linear(hue(0.83 * v_along)) : albedo_lin;
+    float f = 1.0 - max(dot(N, V), 0.0);
+    float f2 = f * f;
+    float fres = 0.04 + 0.96 * f2 * f2 * f;
+    vec3 diffuse = a * (KEY * ndl * sh + FILL * max(dot(N, FILL_DIR), 0.0) + ambient(N));
+    float spec = pow128(max(dot(N, H), 0.0)) * 1.2 * sh;
+    vec3 c = diffuse * (1.0 - fres) + KEY * spec + 0.5 * fres * refl;
+#endif
+    frag = vec4(tonemap(c), 1.0);
+}
+#endif
+
+#endif

@@ -1,0 +1,1 @@
+"""Everything that imports moderngl or pyglet: renderer, shaders, window, commands."""
