@@ -18,6 +18,11 @@ in float in_along;
 uniform float R;
 uniform float half_width;
 uniform float half_thick;
+// World size of one pixel at unit distance (0: off). Far away the wire is thinner
+// than a pixel and would break into dots; it is kept at least MIN_PIXELS wide instead.
+uniform float pixel_size;
+uniform vec3 eye;
+const float MIN_PIXELS = 0.9;
 in vec3 in_vert;   // s, a (radial -1..1), b (thickness -1..1)
 in vec2 in_face;   // outward face normal in the (radial, thickness) basis
 in vec4 in_hoop;   // per instance: Cx, Cy, ux, uy
@@ -45,8 +50,10 @@ void main() {
     float sn = sin(s);
     vec3 radial = -cs * u + vec3(0.0, 0.0, sg * sn);
     v_tangent = sn * u + vec3(0.0, 0.0, sg * cs);
-    v_pos = vec3(in_hoop.xy, 0.0) + (R + half_width * in_vert.y) * radial
-            + half_thick * in_vert.z * n;
+    vec3 centre = vec3(in_hoop.xy, 0.0) + R * radial;
+    float least = 0.5 * MIN_PIXELS * pixel_size * distance(centre, eye);
+    v_pos = centre + max(half_width, least) * in_vert.y * radial
+            + max(half_thick, least) * in_vert.z * n;
     v_normal = in_face.x * radial + in_face.y * n;
     v_along = in_hoop2.y;
 #endif

@@ -75,9 +75,15 @@ class Stage:
     size: float  # m, the scene's extent; sets the floor's size, fade and tiles
 
 
-def stage_for(look: Look, snap: Snapshot) -> Stage:
-    """The stage for a scene, from its look and its first snapshot."""
+def stage_for(look: Look, snap: Snapshot, reach: float | None = None) -> Stage:
+    """The stage for a scene, from its look and its first snapshot.
+
+    reach: the lowest y the Slinkies are expected to get to (e.g. hanging from a held
+    end after a release); the automatic floor goes below that too.
+    """
     lo, hi = geo.bounds(snap, pad=0.0)
+    if reach is not None:
+        lo[1] = min(lo[1], reach)
     for x0, x1, _ in look.stairs:
         lo[0], hi[0] = min(lo[0], x0), max(hi[0], x1)
     size = float(max(hi[0] - lo[0], hi[1] - lo[1], 0.3))

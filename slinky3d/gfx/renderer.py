@@ -130,6 +130,8 @@ class Renderer:
             "floor_lin": lin(look.floor_colour), "light_vp": light_vp,
             "shadow_texel": 1.0 / q.shadow_size, "shadow_offset": 1.5 * texel_m,
             "shadow_bias": 2.0 * texel_m / depth_range, "shadow_map": 0,
+            "pixel_size": 2.0 * np.tan(np.radians(cam.fov_deg) / 2) / h,
+            "fade": max(3.0 * stage.size, 2.5 * cam.distance),
         }
         ctx.enable_only(moderngl.DEPTH_TEST)
         ctx.depth_func = "<"
@@ -211,7 +213,7 @@ class Renderer:
         ctx.viewport = (0, 0, *self.size)
         self._backdrop.clear(depth=1.0)
         if look.floor:
-            big = 6.0 * stage.size
+            big = 2.0 * common["fade"]
             rect = (stage.centre_x - big, -big, stage.centre_x + big, big)
             # A hair lower than the shadow rectangle drawn over it later.
             self._draw_floor("floor", rect, stage.floor_y - 1e-4 * stage.size, look, stage,
@@ -228,7 +230,7 @@ class Renderer:
         self._uniforms(prog, view_proj, common)
         lit, dark = floor_colours(look)
         for k, v in (("floor_y", y), ("rect", tuple(float(r) for r in rect)),
-                     ("centre", (stage.centre_x, 0.0)), ("fade", 3.0 * stage.size),
+                     ("centre", (stage.centre_x, 0.0)), ("fade", common["fade"]),
                      ("viewport_h", float(self.size[1])),
                      ("tile", 0.1 if stage.size < 3 else 1.0),
                      ("bg_top", look.background_top), ("bg_bottom", look.background_bottom),
@@ -304,6 +306,7 @@ class Renderer:
             _set(prog, "R", sl.R)
             _set(prog, "half_width", 0.5 * width)
             _set(prog, "half_thick", 0.5 * geo.wire_thickness(sl))
+            _set(prog, "pixel_size", 0.0 if depth else common["pixel_size"])
             buf, vao = self._helix_vao(i, sl.N, name)
             buf.write(_near_first(geo.instances(sl), common["eye"], sl.R).tobytes())
             vao.render(moderngl.TRIANGLES, instances=sl.N)
@@ -364,10 +367,20 @@ def _screen_rect(cam: OrbitCamera, lo, hi, w: int, h: int, pad: int = 6):
     return (x0, y0, max(x1 - x0, 0), max(y1 - y0, 0))
 
 
-def frame_snapshot(snap: Snapshot, size: tuple[int, int], hint: CameraHint | None = None,
-                   stage: Stage | None = None) -> OrbitCamera:
-    """The default camera: every Slinky in view, and the floor under it when there is one."""
-    lo, hi = geo.bounds(snap, pad=0.01)
-    if stage is not None:
+def frame_snapshots(snaps, size: tuple[int, int], hint: CameraHint | None = None,
+                    stage: Stage | None = None) -> OrbitCamera:
+    """The default camera: every Slinky of every snapshot in view, and the floor under them
+    when there is one (a hint's values override the framing)."""
+    boxes = [geo.bounds(s, pad=0.01) for s in snaps]
+    lo = np.min([b[0] for b in boxes], axis=0)
+    hi = np.max([b[1] for b in boxes], axis=0)
+    # Show the floor when it is close under the Slinky; a far one would shrink the view.
+    if stage is not None and lo[1] - stage.floor_y < 0.3 * (hi[1] - lo[1]):
         lo[1] = min(lo[1], stage.floor_y)
     return frame_box(lo, hi, size[0] / size[1], hint)
+
+
+def frame_snapshot(snap: Snapshot, size: tuple[int, int], hint: CameraHint | None = None,
+                   stage: Stage | None = None) -> OrbitCamera:
+    """`frame_snapshots` for one snapshot."""
+    return frame_snapshots((snap,), size, hint, stage)

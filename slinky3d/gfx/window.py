@@ -1,0 +1,168 @@
+"""The pyglet window: plays a scene in real time from the solver thread, mouse camera.
+
+Left drag orbits, right or middle drag (or shift + left drag) pans, the wheel zooms,
+Home re-frames, Esc quits. Grabbing, keys and the HUD come later and build on this.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import SlinkyError
+from ..look import CameraHint, Look
+from ..snapshot import Snapshot, lerp
+
+
+class LocalSource:
+    """The solver stepped in the UI thread, paced to the wall clock; what `SimThread`
+    does in its own thread, for when that is not available (and for tests)."""
+
+    def __init__(self, sim, max_step_wall: float = 0.02):
+        self.sim = sim
+        self.max_step_wall = max_step_wall  # s of computing per frame, at most
+        self._t0: float | None = None
+        self._prev = self._cur = sim.snapshot()
+
+    def start(self) -> None:
+        self._t0 = time.perf_counter()
+
+    def stop(self) -> None:
+        self._t0 = None
+
+    def latest_pair(self) -> tuple[Snapshot, Snapshot]:
+        if self._t0 is not None:
+            want = time.perf_counter() - self._t0
+            budget = time.perf_counter() + self.max_step_wall
+            while self.sim.t < want and time.perf_counter() < budget:
+                self._prev = self._cur
+                self.sim.step()
+                self._cur = self.sim.snapshot()
+        return self._prev, self._cur
+
+
+def default_source(scene):
+    """The solver thread when it exists, else the solver stepped in the UI thread."""
+    try:
+        from ..simthread import SimThread
+    except ImportError:
+        from ..sim import Simulation
+
+        return LocalSource(Simulation(scene))
+    return SimThread(scene)
+
+
+class Viewer:
+    """One window showing one scene."""
+
+    def __init__(self, scene, look: Look, hint: CameraHint, size: tuple[int, int],
+                 quality: str = "auto", max_frames: int = 0, save_frame: Path | None = None,
+                 source=None):
+        import moderngl
+        import pyglet
+
+        from .quality import stage_for
+        from .renderer import Renderer, frame_snapshot
+
+        self.title = f"slinky3d \u2014 {scene.title}"
+        config = pyglet.gl.Config(double_buffer=True, depth_size=24, major_version=3,
+                                  minor_version=3, forward_compatible=True)
+        try:
+            self.window = pyglet.window.Window(width=size[0], height=size[1], caption=self.title,
+                                               resizable=True, config=config, vsync=False)
+        except Exception as e:  # noqa: BLE001 - no display, no GL 3.3: one clear line
+            raise SlinkyError(f"cannot open a window ({type(e).__name__}: {e}); without a "
+                              "display use `slinky3d screenshot`") from None
+        self.ctx = moderngl.create_context()
+        self.look, self.hint = look, hint
+        self.source = source or default_source(scene)
+        self.max_frames, self.save_frame = max_frames, save_frame
+        self.frames = 0
+        self.last_frame: np.ndarray | None = None
+        first = self.source.latest_pair()[1]
+        from .commands import reach_of
+
+        self.stage = stage_for(look, first, reach_of(scene))
+        fb = self.window.get_framebuffer_size()
+        self.renderer = Renderer(self.ctx, fb, quality=quality)
+        self._frame = lambda s: frame_snapshot(first, s, hint, self.stage)
+        self.camera = self._frame(fb)
+        self._clock0: float | None = None
+        w = self.window
+        w.push_handlers(on_draw=self.on_draw, on_resize=self.on_resize,
+                        on_mouse_drag=self.on_mouse_drag, on_mouse_scroll=self.on_mouse_scroll,
+                        on_key_press=self.on_key_press, on_close=self.on_close)
+
+    # -- events --------------------------------------------------------------------
+    def on_draw(self) -> None:
+        prev, cur = self.source.latest_pair()
+        snap = lerp(prev, cur, self._display_time(prev, cur))
+        self.renderer.resize(self.window.get_framebuffer_size())
+        self.renderer.render(snap, self.look, self.camera, self.stage, target=self.ctx.screen)
+        self.frames += 1
+        if self.max_frames and self.frames >= self.max_frames:
+            w, h = self.renderer.size
+            data = self.ctx.screen.read(components=3, alignment=1)
+            self.last_frame = np.frombuffer(data, np.uint8).reshape(h, w, 3)[::-1].copy()
+            self.window.close()
+
+    def _display_time(self, prev: Snapshot, cur: Snapshot) -> float:
+        """Wall-clock time, one solver step behind the newest snapshot so that there is a
+        pair to interpolate; clamped to it when the solver falls behind."""
+        now = time.perf_counter()
+        if self._clock0 is None:
+            self._clock0 = now - cur.t
+        return min(max(now - self._clock0 - (cur.t - prev.t), prev.t), cur.t)
+
+    def on_resize(self, width: int, height: int):
+        import pyglet
+
+        self.renderer.resize(self.window.get_framebuffer_size())
+        return pyglet.event.EVENT_HANDLED
+
+    def on_mouse_drag(self, x, y, dx, dy, buttons, modifiers) -> None:
+        import pyglet
+
+        mouse, key = pyglet.window.mouse, pyglet.window.key
+        pan = buttons & (mouse.RIGHT | mouse.MIDDLE) or (buttons & mouse.LEFT
+                                                        and modifiers & key.MOD_SHIFT)
+        if pan:
+            self.camera.pan(dx, dy, self.window.height)
+        elif buttons & mouse.LEFT:
+            self.camera.orbit(dx, -dy)  # pyglet's dy points up; orbit takes screen rows
+
+    def on_mouse_scroll(self, x, y, scroll_x, scroll_y) -> None:
+        self.camera.zoom(scroll_y)
+
+    def on_key_press(self, symbol, modifiers):
+        import pyglet
+
+        key = pyglet.window.key
+        if symbol == key.ESCAPE:
+            self.window.close()
+            return pyglet.event.EVENT_HANDLED
+        if symbol == key.HOME:
+            self.camera = self._frame(self.window.get_framebuffer_size())
+            return pyglet.event.EVENT_HANDLED
+        return None
+
+    def on_close(self) -> None:
+        self.source.stop()
+
+    # -- loop ----------------------------------------------------------------------
+    def run(self) -> int:
+        """Play until the window closes; 0 on a normal quit."""
+        import pyglet
+
+        self.source.start()
+        try:
+            pyglet.app.run(1 / 60)
+        finally:
+            self.source.stop()
+        if self.save_frame is not None and self.last_frame is not None:
+            from PIL import Image
+
+            Image.fromarray(self.last_frame).save(self.save_frame)
+        return 0
