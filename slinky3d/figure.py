@@ -2,7 +2,7 @@
 
 Each half hoop is drawn as its bar (the zig-zag E_1 ... E_{N+1}), the anchored end
 E_1 as a black square, the far end as an open circle and coils in contact (theta at
-theta_min) as red dots. Panels: one small panel per instant on shared, equal-aspect
+theta_min) as red dots where they touch. Panels: one small panel per instant on shared, equal-aspect
 axes in cm, like the paper's time slices; overlay: all instants in one panel.
 matplotlib is an optional dependency (`pip install 'slinky3d[figure]'`).
 """
@@ -70,6 +70,7 @@ def grid_fps(times: list[float], fps: float = 100.0) -> float:
 
 MARKS = ("coils in contact", "anchored end $E_1$", "far end $E_{N+1}$")
 MAX_WIDTH = 17.0  # in: wider rows wrap onto a new row
+MIN_WIDTH = 6.6  # in: the legend's one row
 # Margins and gaps in inches, so the equal-aspect panels fill the figure exactly.
 LEFT, RIGHT, BOTTOM, TOP, WGAP, HGAP, SUPTITLE = 0.75, 0.25, 0.95, 0.4, 0.12, 0.5, 0.45
 
@@ -118,10 +119,14 @@ def draw(traj: Trajectory, times: list[float], out: str | Path, layout: str = "p
         ncols = max(1, min(n, int((MAX_WIDTH - LEFT - RIGHT + WGAP) / (pw + WGAP) + 1e-6)))
         nrows = math.ceil(n / ncols)
         ncols = math.ceil(n / nrows)  # balanced rows: 2 x 4, not 7 + 1
-        W = LEFT + RIGHT + ncols * pw + (ncols - 1) * WGAP
+        left, right = LEFT, RIGHT
+        W = left + right + ncols * pw + (ncols - 1) * WGAP
+        if W < MIN_WIDTH:  # room for the legend's row: centre the panels
+            left, right = left + (MIN_WIDTH - W) / 2, right + (MIN_WIDTH - W) / 2
+            W = MIN_WIDTH
         H = BOTTOM + top + nrows * ph + (nrows - 1) * HGAP
         fig = Figure(figsize=(W, H), dpi=dpi)
-        fig.subplots_adjust(left=LEFT / W, right=1 - RIGHT / W, bottom=BOTTOM / H,
+        fig.subplots_adjust(left=left / W, right=1 - right / W, bottom=BOTTOM / H,
                             top=1 - top / H, wspace=WGAP / pw, hspace=HGAP / ph)
         grid = fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False)
         axes = grid.ravel()
@@ -200,9 +205,15 @@ def _slinky(ax: Any, tr: Any, k: int, colour: Any, label: str, style: str = "-")
     tmin = tr.params.get("theta_min")
     if tmin is not None:
         touching = tr.theta[k] <= tmin + CONTACT_TOL
-        # Joint j (1-based) sits at end point E_j, between bars j-1 and j.
         if touching.any():
-            ax.plot(E[:-1][touching, 0], E[:-1][touching, 1], "o", ms=2.2, color="#d62728",
+            # Joint j folds bars j-1 and j at E_j; at theta_min their free ends E_{j-1} and
+            # E_{j+1} are one coil thickness apart: that is where the coils touch (the
+            # inside of a bend), so the dot goes there rather than on the joint.
+            n = len(touching)
+            P = np.empty((n, 2))
+            P[0] = E[1]  # joint 1 folds bar 1 against the holder
+            P[1:] = 0.5 * (E[0 : n - 1] + E[2 : n + 1])
+            ax.plot(P[touching, 0], P[touching, 1], "o", ms=2.2, color="#d62728",
                     mec="none", label=MARKS[0], zorder=3)
     ax.plot(*E[0], "s", color="black", ms=5, label=MARKS[1], zorder=4)
     ax.plot(*E[-1], "o", mfc="white", mec="black", ms=5, mew=1.0, label=MARKS[2], zorder=4)
