@@ -103,14 +103,17 @@ def test_without_matplotlib_a_clear_message(capsys, fake, monkeypatch):
 
 
 def test_the_figure_shows_the_shape(fake, tmp_path):
-    """Pixels: dark bar ink lies where the Slinky is, none in the empty corner."""
+    """Pixels: the bars' ink spans a tall, narrow box, as a hanging Slinky does."""
     from slinky3d import scene, trajectory
 
     sc = scene.load("hanging-plastic")
     traj = trajectory.from_data(fakesim.record(sc, 0.0, 100)[0])
     out = figure.draw(traj, [0.0], tmp_path / "h.png", dpi=80)
-    img = np.asarray(Image.open(out).convert("L"), dtype=float)
-    h, w = img.shape
-    assert h > w  # a hanging Slinky is tall and narrow
-    dark = img < 100
-    assert dark.sum() > 200
+    rgb = np.asarray(Image.open(out).convert("RGB"), dtype=float)
+    ink = np.linalg.norm(rgb - [0x1F, 0x3B, 0x73], axis=2) < 60  # the bars' colour
+    rows, cols = np.nonzero(ink)
+    assert ink.sum() > 200
+    height, width = np.ptp(rows), np.ptp(cols)
+    E = traj.tracks[0].ends[0]
+    want = np.ptp(E[:, 1]) / np.ptp(E[:, 0])  # equal aspect: the box has the data's ratio
+    assert height / width == pytest.approx(want, rel=0.15)
