@@ -281,6 +281,89 @@ def _angles(t: _Table, p: Params) -> np.ndarray:
     return th
 
 
+def _check_holds(at: _Table, ft: _Table, st: _Table, anchor: EndSpec, far_until: float,
+                 kind: str) -> None:
+    """The rules between the two ends and the shape (docs/SCENES.md)."""
+    if far_until > 0 and kind != "both_ends":
+        ft.fail("condition", f"a far end held at t = 0 needs {st.key('kind')} = 'both_ends' "
+                             "(the static shape between the two held ends)")
+    anchor_until = held_until(anchor)
+    if far_until > 0 and anchor_until < far_until:
+        # The solver freezes a Slinky held at both ends in its static shape, exact only
+        # while neither end moves.
+        if anchor.condition == "scripted":
+            at.fail("condition", "a moving anchor with a held far end is not supported; "
+                                 "release the far end before the motion starts")
+        at.fail("condition", f"the anchored end is let go at t = {anchor_until:g} s while the "
+                             f"far end is held until t = {far_until:g} s; hold the anchor at "
+                             "least as long (or swap the ends)")
+
+
+def _far_target(ft: _Table, st: _Table, p: Params,
+                anchor_xy: tuple[float, float]) -> tuple[tuple[float, float], float]:
+    """The far end's position and orientation phi_B for the both_ends shape."""
+    given = [k for k in ("offset", "offset_R", "position") if ft.has(k)]
+    if not given:
+        ft.fail("offset", f"{st.key('kind')} = 'both_ends' needs the far end's offset "
+                          "(or offset_R, in units of R, or position)")
+    if len(given) > 1:
+        ft.fail(given[1], f"give only one of offset, offset_R, position (also got {given[0]})")
+    if not ft.has("orientation"):
+        ft.fail("orientation", f"{st.key('kind')} = 'both_ends' needs the far end's "
+                               "orientation phi_B (rad; pi for the paper's tests)")
+    v = ft.vec2(given[0], (0.0, 0.0))
+    if given[0] == "position":
+        far_xy = v
+    else:
+        scale = p.R if given[0] == "offset_R" else 1.0
+        far_xy = (anchor_xy[0] + scale * v[0], anchor_xy[1] + scale * v[1])
+    dist, reach = math.dist(far_xy, anchor_xy), 2 * p.R * p.N
+    if dist > reach:
+        ft.fail(given[0], f"the far end is {dist:.4g} m from the anchored end, farther "
+                          f"than the Slinky reaches (2 R N = {reach:.4g} m)")
+    return far_xy, ft.number("orientation", 0.0)
+
+
+def _initial(st: _Table, ft: _Table, p: Params, kind: str, anchor: EndSpec
+             ) -> tuple[np.ndarray, tuple[float, float], float]:
+    """q0 at rest, and the far end's pose in it."""
+    xy, phi_A = anchor.position, anchor.orientation
+    if kind == "angles":
+        q0 = np.concatenate([xy, [phi_A], _angles(st, p)])
+    else:
+        far_xy, phi_B = _far_target(ft, st, p, xy) if kind == "both_ends" else ((0, 0), 0)
+        try:
+            q0 = _static(p, kind, xy, phi_A, far_xy, phi_B)
+        except SlinkyError as e:
+            what = "hanging shape" if kind == "hanging" else "static shape between the two ends"
+            st.fail("kind", f"no {what}: {e}")
+        if kind == "both_ends":
+            return np.array(q0), far_xy, phi_B
+    # Elsewhere the far end is where the shape puts it (for drawing and for solvers).
+    far_xy = tuple(float(c) for c in chain.end_points(q0, p.R)[-1])
+    return np.array(q0), far_xy, float(chain.composite(q0[chain.BASE:], phi_A)[-1])
+
+
+def _contact(ct: _Table) -> ContactSpec:
+    c = ContactSpec()
+    return ContactSpec(
+        enabled=ct.boolean("enabled", c.enabled),
+        law=ct.string("law", c.law, choices=CONTACT_LAWS),
+        stiffness=ct.number("stiffness", c.stiffness, lo=0.0, open_lo=True),
+        damping=ct.maybe("damping", lo=0.0),
+    )
+
+
+def _grab(gt: _Table) -> GrabSpec:
+    g = GrabSpec()
+    return GrabSpec(
+        stiffness=gt.number("stiffness", g.stiffness, lo=0.0, open_lo=True),
+        damping=gt.number("damping", g.damping, lo=0.0),
+        max_force_weights=gt.number("max_force_weights", g.max_force_weights, lo=0.0,
+                                    open_lo=True),
+    )
+
+
 def _slinky(ctx: _Ctx, data: Any, prefix: str) -> SlinkySpec:
     t = _Table(ctx, data, prefix, SLINKY_KEYS)
     name = t.string("name", "")
@@ -292,83 +375,15 @@ def _slinky(ctx: _Ctx, data: Any, prefix: str) -> SlinkySpec:
     far_release = _release(ft, far_cond)
     kind = st.string("kind", "hanging", choices=SHAPES)
     st.only_with(["theta"], kind == "angles", "to shape kind 'angles'", kind)
-    located = kind == "both_ends"
-    ft.only_with(["offset", "offset_R", "position", "orientation"], located,
+    ft.only_with(["offset", "offset_R", "position", "orientation"], kind == "both_ends",
                  f"to {st.key('kind')} = 'both_ends'", kind)
-
-    far_until = far_release
-    anchor_until = held_until(anchor)
-    if far_until > 0 and kind != "both_ends":
-        ft.fail("condition", f"a far end held at t = 0 needs {st.key('kind')} = 'both_ends' "
-                             "(the static shape between the two held ends)")
-    if far_until > 0 and anchor_until < far_until:
-        if anchor.condition == "scripted":
-            at.fail("condition", "a moving anchor with a held far end is not supported; "
-                                 "release the far end before the motion starts")
-        at.fail("condition", f"the anchored end is let go at t = {anchor_until:g} s while the "
-                             f"far end is held until t = {far_until:g} s; hold the anchor at "
-                             "least as long (or swap the ends)")
-
-    anchor_xy = anchor.position
-    if kind == "both_ends":
-        given = [k for k in ("offset", "offset_R", "position") if ft.has(k)]
-        if not given:
-            ft.fail("offset", f"{st.key('kind')} = 'both_ends' needs the far end's offset "
-                              "(or offset_R, in units of R, or position)")
-        if len(given) > 1:
-            ft.fail(given[1], f"give only one of offset, offset_R, position (also got {given[0]})")
-        if not ft.has("orientation"):
-            ft.fail("orientation", f"{st.key('kind')} = 'both_ends' needs the far end's "
-                                   "orientation phi_B (rad; pi for the paper's tests)")
-        v = ft.vec2(given[0], (0.0, 0.0))
-        if given[0] == "position":
-            far_xy = v
-        else:
-            scale = p.R if given[0] == "offset_R" else 1.0
-            far_xy = (anchor_xy[0] + scale * v[0], anchor_xy[1] + scale * v[1])
-        dist = math.dist(far_xy, anchor_xy)
-        reach = 2 * p.R * p.N
-        if dist > reach:
-            ft.fail(given[0], f"the far end is {dist:.4g} m from the anchored end, farther "
-                              f"than the Slinky reaches (2 R N = {reach:.4g} m)")
-        phi_B: float = ft.number("orientation", 0.0)
-        try:
-            q0 = _static(p, kind, anchor_xy, anchor.orientation, far_xy, phi_B)
-        except SlinkyError as e:
-            st.fail("kind", f"no static shape between the two ends: {e}")
-    elif kind == "hanging":
-        try:
-            q0 = _static(p, kind, anchor_xy, anchor.orientation, (0.0, 0.0), 0.0)
-        except SlinkyError as e:
-            st.fail("kind", f"no hanging shape: {e}")
-    else:
-        q0 = np.concatenate([anchor_xy, [anchor.orientation], _angles(st, p)])
-    if kind != "both_ends":
-        # The far end's pose is where the shape puts it (for drawing and for solvers).
-        far_xy = tuple(float(c) for c in chain.end_points(q0, p.R)[-1])
-        phi_B = float(chain.composite(q0[chain.BASE:], q0[2])[-1])
+    _check_holds(at, ft, st, anchor, far_release, kind)
+    q0, far_xy, phi_B = _initial(st, ft, p, kind, anchor)
     far = EndSpec(condition=far_cond, release_time=far_release, position=far_xy,
                   orientation=phi_B)
-
-    ct = t.table("contact", CONTACT_KEYS)
-    c = ContactSpec()
-    contact = ContactSpec(
-        enabled=ct.boolean("enabled", c.enabled),
-        law=ct.string("law", c.law, choices=CONTACT_LAWS),
-        stiffness=ct.number("stiffness", c.stiffness, lo=0.0, open_lo=True),
-        damping=ct.maybe("damping", lo=0.0),
-    )
-    gt = t.table("grab", GRAB_KEYS)
-    g = GrabSpec()
-    grab = GrabSpec(
-        stiffness=gt.number("stiffness", g.stiffness, lo=0.0, open_lo=True),
-        damping=gt.number("damping", g.damping, lo=0.0),
-        max_force_weights=gt.number("max_force_weights", g.max_force_weights, lo=0.0,
-                                    open_lo=True),
-    )
-    q0 = np.array(q0, dtype=float)
-    return SlinkySpec(params=p, anchor=anchor, far=far, q0=q0, shape=kind, contact=contact,
-                      grab=grab, name=name)
+    return SlinkySpec(params=p, anchor=anchor, far=far, q0=q0, shape=kind,
+                      contact=_contact(t.table("contact", CONTACT_KEYS)),
+                      grab=_grab(t.table("grab", GRAB_KEYS)), name=name)
 
 
 # ---------------------------------------------------------------- look/camera
