@@ -103,6 +103,10 @@ class Renderer:
         self._scene_tex.filter = (moderngl.LINEAR, moderngl.LINEAR)
         self._scene_tex.repeat_x = self._scene_tex.repeat_y = False
         self._scene = ctx.framebuffer(self._scene_tex, ctx.depth_renderbuffer((w, h)))
+        # Colour-only views for copies out: a window's depth buffer has its own format,
+        # and blitting depth between different formats is an error.
+        self._scene_c = ctx.framebuffer(self._scene_tex)
+        self._msaa_c = ctx.framebuffer(self._msaa.color_attachments[0]) if self._msaa else None
         self._out = ctx.framebuffer(ctx.renderbuffer((w, h), 4)) if q.fxaa else self._scene
 
     # -- drawing -------------------------------------------------------------------
@@ -160,11 +164,13 @@ class Renderer:
         # Anti-aliasing and output.
         out = target or self._out
         if self._msaa is not None:
-            ctx.copy_framebuffer(self._scene if q.fxaa else out, self._msaa)
+            # Resolve into our own buffer (same format), then copy out like the rest:
+            # a resolving blit into a window of another format is an error.
+            ctx.copy_framebuffer(self._scene, self._msaa_c)
         if q.fxaa:
             # Only the objects have hard edges (the floor grid and horizon are smooth):
             # copy the frame, then smooth just the box on screen that holds them.
-            ctx.copy_framebuffer(out, self._scene)
+            ctx.copy_framebuffer(out, self._scene_c)
             out.use()
             ctx.viewport = (0, 0, w, h)
             ctx.scissor = _screen_rect(cam, lo, hi, w, h)
@@ -175,8 +181,8 @@ class Renderer:
             _set(fx, "texel", (1.0 / w, 1.0 / h))
             self._fxaa_vao.render(moderngl.TRIANGLES, vertices=3)
             ctx.scissor = None
-        elif self._msaa is None and target is not None:
-            ctx.copy_framebuffer(target, self._scene)
+        elif out is not self._scene:
+            ctx.copy_framebuffer(out, self._scene_c)
         self._tick("antialias")
 
     def _tick(self, name: str | None) -> None:
@@ -368,12 +374,15 @@ def _screen_rect(cam: OrbitCamera, lo, hi, w: int, h: int, pad: int = 6):
 
 
 def frame_snapshots(snaps, size: tuple[int, int], hint: CameraHint | None = None,
-                    stage: Stage | None = None) -> OrbitCamera:
-    """The default camera: every Slinky of every snapshot in view, and the floor under them
-    when there is one (a hint's values override the framing)."""
+                    stage: Stage | None = None, reach: float | None = None) -> OrbitCamera:
+    """The default camera: every Slinky of every snapshot in view, down to `reach` (the
+    lowest y expected), and the floor under them when it is close (a hint's values
+    override the framing)."""
     boxes = [geo.bounds(s, pad=0.01) for s in snaps]
     lo = np.min([b[0] for b in boxes], axis=0)
     hi = np.max([b[1] for b in boxes], axis=0)
+    if reach is not None:
+        lo[1] = min(lo[1], reach)
     # Show the floor when it is close under the Slinky; a far one would shrink the view.
     if stage is not None and lo[1] - stage.floor_y < 0.3 * (hi[1] - lo[1]):
         lo[1] = min(lo[1], stage.floor_y)

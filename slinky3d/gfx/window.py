@@ -64,12 +64,16 @@ class Viewer:
         import pyglet
 
         from .quality import stage_for
-        from .renderer import Renderer, frame_snapshot
+        from .renderer import Renderer, frame_snapshots
 
+        # No hidden extra context; and no GL error checks after pyglet's own calls, which
+        # would trip over the state moderngl leaves.
+        pyglet.options["shadow_window"] = False
+        pyglet.options["debug_gl"] = False
         self.title = f"slinky3d \u2014 {scene.title}"
-        config = pyglet.gl.Config(double_buffer=True, depth_size=24, major_version=3,
-                                  minor_version=3, forward_compatible=True)
         try:
+            config = pyglet.gl.Config(double_buffer=True, depth_size=24, major_version=3,
+                                      minor_version=3, forward_compatible=True)
             self.window = pyglet.window.Window(width=size[0], height=size[1], caption=self.title,
                                                resizable=True, config=config, vsync=False)
         except Exception as e:  # noqa: BLE001 - no display, no GL 3.3: one clear line
@@ -84,10 +88,12 @@ class Viewer:
         first = self.source.latest_pair()[1]
         from .commands import reach_of
 
-        self.stage = stage_for(look, first, reach_of(scene))
+        reach = reach_of(scene)
+        self.stage = stage_for(look, first, reach)
         fb = self.window.get_framebuffer_size()
         self.renderer = Renderer(self.ctx, fb, quality=quality)
-        self._frame = lambda s: frame_snapshot(first, s, hint, self.stage)
+        # The camera shows the start and where a held Slinky will swing down to.
+        self._frame = lambda s: frame_snapshots((first,), s, hint, self.stage, reach)
         self.camera = self._frame(fb)
         self._clock0: float | None = None
         w = self.window
@@ -103,10 +109,14 @@ class Viewer:
         self.renderer.render(snap, self.look, self.camera, self.stage, target=self.ctx.screen)
         self.frames += 1
         if self.max_frames and self.frames >= self.max_frames:
-            w, h = self.renderer.size
-            data = self.ctx.screen.read(components=3, alignment=1)
-            self.last_frame = np.frombuffer(data, np.uint8).reshape(h, w, 3)[::-1].copy()
-            self.window.close()
+            # The same frame again into the renderer's own buffer: reading the window's
+            # back buffer through moderngl is an error on the default framebuffer.
+            self.renderer.render(snap, self.look, self.camera, self.stage)
+            self.last_frame = self.renderer.read()
+            import pyglet
+
+            # Not from inside the draw: pyglet is iterating over its windows.
+            pyglet.clock.schedule_once(lambda dt: self.window.close(), 0.0)
 
     def _display_time(self, prev: Snapshot, cur: Snapshot) -> float:
         """Wall-clock time, one solver step behind the newest snapshot so that there is a
