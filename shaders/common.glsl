@@ -32,6 +32,9 @@ vec3 environment(vec3 d) {
     vec3 c = mix(ground, sky, smoothstep(-0.15, 0.03, d.y));
     c += vec3(4.0) * smoothstep(0.80, 0.96, dot(d, light_dir));
     c += vec3(1.4) * smoothstep(0.70, 0.93, dot(d, FILL_DIR));
+    // A bright strip along the horizon, like a studio's light wall: the rims of the
+    // coils, which face sideways, catch it and read as polished.
+    c += vec3(0.9) * smoothstep(0.3, 0.0, abs(d.y - 0.08));
     return c;
 }
 

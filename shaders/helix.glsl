@@ -92,11 +92,11 @@ void main() {
 #if defined STEEL
     // Brushed steel: mostly a mirror of the studio, plus a highlight stretched across
     // the wire (Kajiya-Kay on the wire's tangent) for the brushed sheen.
-    vec3 base = vec3(0.80, 0.82, 0.85);
+    vec3 base = vec3(0.86, 0.87, 0.90);
     float th = dot(normalize(v_tangent), H);
     float aniso = pow64(sqrt(max(1.0 - th * th, 0.0)));
-    vec3 c = base * (0.55 * refl + 0.25 * ambient(N))
-             + base * KEY * (0.15 + 1.6 * aniso) * (ndl * sh);
+    vec3 c = base * (0.85 * refl + 0.12 * ambient(N))
+             + base * KEY * (0.1 + 1.8 * aniso) * (ndl * sh);
 #else
     // Glossy plastic: coloured diffuse, a sharp white highlight, Fresnel reflection.
     vec3 a = rainbow == 1 ? to_linear(hue(0.83 * v_along)) : albedo_lin;

@@ -188,7 +188,9 @@ def holder_boxes(
     """A clamp plate on each held end's half hoop, an arm and a post down to the floor.
 
     The plate lies against the end half hoop on the side away from its neighbour (where
-    the model's holder bar 0 is), so it never cuts into the coils.
+    the model's holder bar 0 is), so it never cuts into the coils. The arm runs along
+    the end bar, away from the rest of the Slinky, to a post beside it (not behind it,
+    where it would show through the coils).
     """
     out = []
     e = np.asarray(sl.ends, float)
@@ -196,26 +198,27 @@ def holder_boxes(
     if len(C) < 2:
         return out
     t = wire_thickness(sl)
+    middle = C.mean(axis=0)
     for held, k, nb in ((sl.anchor_held, 0, 1), (sl.far_held, len(C) - 1, len(C) - 2)):
         if not held:
             continue
         perp = np.array([-u[k, 1], u[k, 0]])
         if perp @ (C[k] - C[nb]) < 0:
             perp = -perp
+        along = u[k] if u[k] @ (C[k] - middle) >= 0 else -u[k]
         plate_t, arm_t, post_t = 0.004, 0.010, 0.016
-        c = C[k] + perp * (0.5 * t + 0.5 * plate_t)
-        axes = np.array([[*u[k], 0.0], [*perp, 0.0], [0.0, 0.0, 1.0]])
+        axes = np.array([[*along, 0.0], [*perp, 0.0], [0.0, 0.0, 1.0]])
         if np.linalg.det(axes) < 0:
             axes[2] = -axes[2]
+        c = C[k] + perp * (0.5 * t + 0.5 * plate_t)
         out.append(box([*c, 0.0], (1.1 * sl.R, 0.5 * plate_t, 1.1 * sl.R), colour, axes))
-        arm = C[k] + perp * (0.5 * t + plate_t + 0.5 * arm_t)
-        z_post = -(1.1 * sl.R + 0.03)
-        ha, hp = 0.5 * arm_t, 0.5 * post_t
-        out.append(span_box([arm[0] - ha, arm[1] - ha, z_post], [arm[0] + ha, arm[1] + ha, 0.0],
-                            colour))
-        top, bottom = arm[1] + ha, min(floor_y, arm[1] - 0.05)
-        out.append(span_box([arm[0] - hp, bottom, z_post - hp], [arm[0] + hp, top, z_post + hp],
-                            colour))
+        reach = 1.1 * sl.R + 0.03  # plate centre to post
+        arm = C[k] + perp * (0.5 * t + plate_t + 0.5 * arm_t) + along * 0.5 * reach
+        out.append(box([*arm, 0.0], (0.5 * reach, 0.5 * arm_t, 0.5 * arm_t), colour, axes))
+        foot = arm + along * 0.5 * reach
+        hp = 0.5 * post_t
+        top, bottom = foot[1] + 0.5 * arm_t, min(floor_y, foot[1] - 0.05)
+        out.append(span_box([foot[0] - hp, bottom, -hp], [foot[0] + hp, top, hp], colour))
     return out
 
 

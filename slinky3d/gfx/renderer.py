@@ -126,7 +126,8 @@ class Renderer:
         if len(boxes):
             lo = np.minimum(lo, boxes[:, :3].min(axis=0))
             hi = np.maximum(hi, boxes[:, :3].max(axis=0))
-        light_vp, texel_m, depth_range = self._light(lo, hi, stage.floor_y)
+        shadow_rect = self._shadow_rect(lo, hi, stage)
+        light_vp, texel_m, depth_range = self._light(lo, hi, stage.floor_y, shadow_rect)
         view_proj = cam.view_proj(w / h)
         common = {
             "eye": tuple(float(v) for v in cam.eye()), "light_dir": tuple(LIGHT_DIR),
@@ -158,8 +159,8 @@ class Renderer:
         self._tick("objects")
         ctx.disable(moderngl.CULL_FACE)
         if look.floor:
-            self._draw_floor("floor_shadow", self._shadow_rect(lo, hi, stage), stage.floor_y,
-                             look, stage, view_proj, common)
+            self._draw_floor("floor_shadow", shadow_rect, stage.floor_y, look, stage,
+                             view_proj, common)
         self._tick("floor")
         # Anti-aliasing and output.
         out = target or self._out
@@ -252,17 +253,19 @@ class Renderer:
         return (drop[:, 0].min() - m, drop[:, 2].min() - m, drop[:, 0].max() + m,
                 drop[:, 2].max() + m)
 
-    def _light(self, lo: np.ndarray, hi: np.ndarray, floor_y: float):
-        """Orthographic light matrix fitted to the casters (box lo-hi) and the floor below."""
-        lo = lo.copy()
-        lo[1] = min(lo[1], floor_y - 0.01)
+    def _light(self, lo: np.ndarray, hi: np.ndarray, floor_y: float, rect):
+        """Orthographic light matrix: its x-y fitted to the casters (box lo-hi), its depth
+        reaching down to the floor rectangle their shadows fall on."""
         centre = 0.5 * (lo + hi)
         radius = float(np.linalg.norm(hi - lo)) * 0.5 + 1e-3
         view = matrix44.create_look_at(centre + LIGHT_DIR * 2 * radius, centre,
                                        [0.0, 0.0, -1.0], dtype=float)
         c = np.c_[corners(lo, hi), np.ones(8)] @ view
+        floor = np.array([[rect[0], floor_y, rect[1], 1.0], [rect[2], floor_y, rect[3], 1.0],
+                          [rect[0], floor_y, rect[3], 1.0], [rect[2], floor_y, rect[1], 1.0]])
+        z = np.r_[c[:, 2], (floor @ view)[:, 2]]
         xy_lo, xy_hi = c[:, :2].min(axis=0), c[:, :2].max(axis=0)
-        near, far = -c[:, 2].max() - 0.01, -c[:, 2].min() + 0.01
+        near, far = -z.max() - 0.01, -z.min() + 0.01
         proj = matrix44.create_orthogonal_projection(xy_lo[0], xy_hi[0], xy_lo[1], xy_hi[1],
                                                      near, far, dtype=float)
         texel = float(max(xy_hi - xy_lo)) / self.quality.shadow_size
