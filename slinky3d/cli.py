@@ -77,11 +77,12 @@ def build_parser() -> argparse.ArgumentParser:
     fig = sub.add_parser("figure", help="draw the paper-style side view at a few times",
                          description="Draw the Slinky's side view at the given times (needs "
                          "matplotlib: pip install 'slinky3d[figure]').")
-    fig.add_argument("scene", help="scene file, shipped scene name, or a recorded .npz")
+    fig.add_argument("scene", nargs="+", help="scene file, shipped scene name, or a recorded "
+                     ".npz; several are drawn together, in the same panels")
     fig.add_argument("--times", required=True,
                      help="start:stop:step in s, stop included (0:1.4:0.2), or 0,0.5,1")
     fig.add_argument("--out", type=Path, help="image file, png/pdf/svg (default: "
-                     "SCENE_STEM.png here)")
+                     "SCENE_STEM.png here; A-vs-B.png for several)")
     fig.add_argument("--layout", choices=("panels", "overlay"), default="panels",
                      help="one panel per time (default) or all times in one panel")
     fig.add_argument("--title", help="figure title (default: the scene's title)")
@@ -106,12 +107,6 @@ def _register_gfx(sub: Any) -> None:
     commands.register(sub)
 
 
-def _load(args: argparse.Namespace) -> Any:
-    from . import scene
-
-    return scene.load(args.scene, args.set)
-
-
 def _record(sc: Any, duration: float, fps: float, solver: str) -> tuple[dict, dict]:
     from . import sim
 
@@ -127,9 +122,9 @@ def _meta(sc: Any, args: argparse.Namespace, stats: dict, fps: float) -> dict[st
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from . import trajectory
+    from . import scene, trajectory
 
-    sc = _load(args)
+    sc = scene.load(args.scene, args.set)
     duration = sc.duration if args.duration is None else args.duration
     out = args.out or Path(Path(sc.path).stem + ".npz")
     data, stats = _record(sc, duration, args.fps, args.solver)
@@ -148,29 +143,41 @@ def summary(name: str, stats: dict, solver: str, out: Path) -> str:
 
 
 def cmd_figure(args: argparse.Namespace) -> int:
-    from . import figure, trajectory
+    from . import figure
 
     times = figure.parse_times(args.times)
     figure.require_matplotlib()  # before a long run, not after it
-    src = Path(args.scene)
-    if src.suffix == ".npz":
+    runs = [_figure_source(src, args, times) for src in args.scene]
+    traj = figure.combine([r[0] for r in runs], times)
+    stems = [r[2] for r in runs]
+    if len(runs) == 1:
+        title, names = runs[0][1], runs[0][3]
+    else:  # several runs: each Slinky is labelled with its run's title
+        title = ""
+        names = [f"{r[1]}{': ' + n if n else ''}" for r in runs for n in r[3]]
+    title = args.title if args.title is not None else title
+    out = args.out or Path("-vs-".join(stems) + ".png")
+    figure.draw(traj, out, layout=args.layout, title=title, names=names)
+    print(f"{', '.join(stems)}: {len(times)} instants, {times[0]:g}..{times[-1]:g} s -> {out}")
+    return 0
+
+
+def _figure_source(src: str, args: argparse.Namespace, times: list[float]) -> tuple:
+    """(trajectory, title, stem, Slinky names) of a recorded .npz or a scene run now."""
+    from . import figure, scene, trajectory
+
+    path = Path(src)
+    if path.suffix == ".npz":
         if args.set:
             raise SlinkyError("--set applies to scenes, not to a recorded .npz")
-        traj = trajectory.load(src)
-        title = args.title if args.title is not None else traj.meta.get("title", src.stem)
-        names = traj.meta.get("names")
-    else:
-        sc = _load(args)
-        fps = figure.grid_fps(times)
-        data, stats = _record(sc, times[-1], fps, args.solver)
-        traj = trajectory.from_data(data, _meta(sc, args, stats, fps))
-        title = args.title if args.title is not None else sc.title
-        names = [s.name for s in sc.slinkies]
-        src = Path(sc.path)
-    out = args.out or Path(src.stem + ".png")
-    figure.draw(traj, times, out, layout=args.layout, title=title, names=names)
-    print(f"{src.stem}: {len(times)} instants, {times[0]:g}..{times[-1]:g} s -> {out}")
-    return 0
+        traj = trajectory.load(path)
+        names = traj.meta.get("names") or [""] * len(traj.tracks)
+        return traj, traj.meta.get("title", path.stem), path.stem, names
+    sc = scene.load(src, args.set)
+    fps = figure.grid_fps(times)
+    data, stats = _record(sc, times[-1], fps, args.solver)
+    traj = trajectory.from_data(data, _meta(sc, args, stats, fps))
+    return traj, sc.title, Path(sc.path).stem, [s.name for s in sc.slinkies]
 
 
 def cmd_scenes(args: argparse.Namespace) -> int:

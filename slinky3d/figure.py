@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -68,11 +69,27 @@ def grid_fps(times: list[float], fps: float = 100.0) -> float:
     return fps * 10  # off-grid times take the nearest sample, at most 0.5 ms away
 
 
-MARKS = ("coils in contact", "anchored end $E_1$", "far end $E_{N+1}$")
+MARKS = ("coils in contact", "anchored end $E_1$", "far end $E_{N+1}$",
+         "coils passing through (contacts off)")
 MAX_WIDTH = 17.0  # in: wider rows wrap onto a new row
 MIN_WIDTH = 6.6  # in: the legend's one row
 # Margins and gaps in inches, so the equal-aspect panels fill the figure exactly.
 LEFT, RIGHT, BOTTOM, TOP, WGAP, HGAP, SUPTITLE = 0.75, 0.25, 0.95, 0.4, 0.12, 0.5, 0.45
+
+
+def combine(trajs: list[Trajectory], times: list[float]) -> Trajectory:
+    """The samples nearest to `times` of several runs, their Slinkies side by side."""
+    tracks = []
+    for traj in trajs:
+        if times[-1] > traj.t[-1] + 1e-9:
+            raise SlinkyError(f"--times goes to {times[-1]:g} s but the run ends at "
+                              f"{traj.t[-1]:g} s")
+        idx = [traj.index(t) for t in times]
+        tracks += [replace(tr, ends=tr.ends[idx], theta=tr.theta[idx],
+                           theta_dot=tr.theta_dot[idx], energy=tr.energy[idx],
+                           n_contacts=tr.n_contacts[idx]) for tr in traj.tracks]
+    t = trajs[0].t[[trajs[0].index(t) for t in times]]
+    return Trajectory(t=t, tracks=tuple(tracks), meta=trajs[0].meta)
 
 
 def _label(params: dict, name: str, i: int, several: bool) -> str:
@@ -94,16 +111,14 @@ def _limits(traj: Trajectory, idx: list[int]) -> tuple[np.ndarray, np.ndarray]:
     return mid - want / 2, mid + want / 2
 
 
-def draw(traj: Trajectory, times: list[float], out: str | Path, layout: str = "panels",
-         title: str = "", names: list[str] | None = None, dpi: int = 150) -> Path:
-    """Draw the side view at `times` (nearest samples) and save to `out` (png, pdf, svg)."""
+def draw(traj: Trajectory, out: str | Path, layout: str = "panels", title: str = "",
+         names: list[str] | None = None, dpi: int = 150) -> Path:
+    """Draw the side view at every sample of `traj` (see `combine`) and save it to `out`
+    (png, pdf or svg)."""
     Figure = require_matplotlib()
     if layout not in LAYOUTS:
         raise SlinkyError(f"unknown layout {layout!r} (known: {', '.join(LAYOUTS)})")
-    if times[-1] > traj.t[-1] + 1e-9:
-        raise SlinkyError(f"--times goes to {times[-1]:g} s but the run ends at "
-                          f"{traj.t[-1]:g} s")
-    idx = [traj.index(t) for t in times]
+    idx = list(range(len(traj.t)))
     names = names or [""] * len(traj.tracks)
     lo, hi = _limits(traj, idx)
     aspect = (hi[0] - lo[0]) / (hi[1] - lo[1])
@@ -205,7 +220,11 @@ def _slinky(ax: Any, tr: Any, k: int, colour: Any, label: str, style: str = "-")
     tmin = tr.params.get("theta_min")
     if tmin is not None:
         touching = tr.theta[k] <= tmin + CONTACT_TOL
-        if touching.any():
+        if touching.any() and tr.params.get("contact") == "off":
+            # Without contacts the coils pass through each other: mark the joints.
+            ax.plot(E[:-1][touching, 0], E[:-1][touching, 1], "x", ms=3, mew=0.8,
+                    color="#ff7f0e", label=MARKS[3], zorder=3)
+        elif touching.any():
             # Joint j folds bars j-1 and j at E_j; at theta_min their free ends E_{j-1} and
             # E_{j+1} are one coil thickness apart: that is where the coils touch (the
             # inside of a bend), so the dot goes there rather than on the joint.

@@ -32,7 +32,9 @@ def record(scene, duration: float, fps: float, solver: str = "reference"):
         data["theta_dot" + sfx] = np.zeros_like(theta)
         data["energy" + sfx] = np.full(n, 1.0)
         data["n_contacts" + sfx] = np.sum(theta <= p.theta_min + 1e-9, axis=1)
-        data["params" + sfx] = json.dumps({**p.resolved(), "phi_A": float(s.q0[2])})
+        contact = s.contact.law if s.contact.enabled else "off"
+        data["params" + sfx] = json.dumps({**p.resolved(), "phi_A": float(s.q0[2]),
+                                           "contact": contact})
     stats = {"steps": 10 * (n - 1), "impacts": 3, "wall": 0.5, "sim_time": t[-1],
              "energy_change": -1.5e-3}
     return data, stats

@@ -84,8 +84,8 @@ def test_draw_marks_contacts_and_both_slinkies(fake, tmp_path):
     data, _ = fakesim.record(sc, 0.2, 100)
     traj = trajectory.from_data(data)
     assert traj.tracks[1].n_contacts[0] > 0  # the hanging steel Slinky has collapsed coils
-    out = figure.draw(traj, [0.0, 0.2], tmp_path / "two.pdf", names=["plastic", "steel"],
-                      title="two")
+    out = figure.draw(figure.combine([traj], [0.0, 0.2]), tmp_path / "two.pdf",
+                      names=["plastic", "steel"], title="two")
     assert out.read_bytes()[:4] == b"%PDF"
 
 
@@ -108,7 +108,7 @@ def test_the_figure_shows_the_shape(fake, tmp_path):
 
     sc = scene.load("hanging-plastic")
     traj = trajectory.from_data(fakesim.record(sc, 0.0, 100)[0])
-    out = figure.draw(traj, [0.0], tmp_path / "h.png", dpi=80)
+    out = figure.draw(traj, tmp_path / "h.png", dpi=80)
     rgb = np.asarray(Image.open(out).convert("RGB"), dtype=float)
     ink = np.linalg.norm(rgb - [0x1F, 0x3B, 0x73], axis=2) < 60  # the bars' colour
     rows, cols = np.nonzero(ink)
@@ -117,3 +117,31 @@ def test_the_figure_shows_the_shape(fake, tmp_path):
     E = traj.tracks[0].ends[0]
     want = np.ptp(E[:, 1]) / np.ptp(E[:, 0])  # equal aspect: the box has the data's ratio
     assert height / width == pytest.approx(want, rel=0.15)
+
+
+def test_several_runs_in_the_same_panels(capsys, fake, tmp_path):
+    assert cli.main(["simulate", "3Pa", "--duration", "0.2"]) == 0
+    rc = cli.main(["figure", "3Pa.npz", "1Pb", "--times", "0,0.2"])
+    out = capsys.readouterr().out
+    assert rc == 0 and "3Pa, 1Pb: 2 instants" in out and "-> 3Pa-vs-1Pb.png" in out
+    assert len(fake) == 2  # 3Pa recorded once, 1Pb run for the figure
+    rgb = np.asarray(Image.open(tmp_path / "3Pa-vs-1Pb.png").convert("RGB"), dtype=float)
+    # Two Slinkies in matplotlib's first two colours.
+    for colour in ([0x1F, 0x77, 0xB4], [0xFF, 0x7F, 0x0E]):
+        assert (np.linalg.norm(rgb - colour, axis=2) < 40).sum() > 100
+
+
+@pytest.mark.parametrize("enabled,colour", [(True, [0xD6, 0x27, 0x28]),
+                                            (False, [0xFF, 0x7F, 0x0E])])
+def test_contacts_marked_by_law(fake, tmp_path, enabled, colour):
+    """Touching coils are red dots; with contacts off, coils passing through are orange."""
+    from slinky3d import scene, trajectory
+
+    sc = scene.load("hanging-plastic", [f"slinky.contact.enabled={str(enabled).lower()}"])
+    traj = trajectory.from_data(fakesim.record(sc, 0.0, 100)[0])
+    out = figure.draw(traj, tmp_path / "c.png", dpi=100)
+    rgb = np.asarray(Image.open(out).convert("RGB"), dtype=float)
+    other = [0xFF, 0x7F, 0x0E] if enabled else [0xD6, 0x27, 0x28]
+    hits = (np.linalg.norm(rgb - colour, axis=2) < 40).sum()
+    assert hits > 5
+    assert (np.linalg.norm(rgb - other, axis=2) < 40).sum() < 3
