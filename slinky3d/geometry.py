@@ -189,8 +189,8 @@ def holder_boxes(
 
     The plate lies against the end half hoop on the side away from its neighbour (where
     the model's holder bar 0 is), so it never cuts into the coils. The arm runs along
-    the end bar, away from the rest of the Slinky, to a post beside it (not behind it,
-    where it would show through the coils).
+    the end bar, away from the rest of the Slinky, and back to a post that stands
+    beside the end and behind the plane the Slinky moves in, so it never cuts it.
     """
     out = []
     e = np.asarray(sl.ends, float)
@@ -212,13 +212,19 @@ def holder_boxes(
             axes[2] = -axes[2]
         c = C[k] + perp * (0.5 * t + 0.5 * plate_t)
         out.append(box([*c, 0.0], (1.1 * sl.R, 0.5 * plate_t, 1.1 * sl.R), colour, axes))
-        reach = 1.1 * sl.R + 0.03  # plate centre to post
-        arm = C[k] + perp * (0.5 * t + plate_t + 0.5 * arm_t) + along * 0.5 * reach
-        out.append(box([*arm, 0.0], (0.5 * reach, 0.5 * arm_t, 0.5 * arm_t), colour, axes))
-        foot = arm + along * 0.5 * reach
+        # The post stands beside the end and behind the plane the Slinky swings in.
+        reach, z_post = 1.1 * sl.R + 0.03, -(1.1 * sl.R + 0.02)
+        start = np.r_[C[k] + perp * (0.5 * t + plate_t + 0.5 * arm_t), 0.0]
+        foot = start + np.r_[along * reach, z_post]
+        d = (foot - start) / np.linalg.norm(foot - start)
+        p3 = np.r_[perp, 0.0]
+        arm_axes = np.array([d, p3, np.cross(d, p3)])
+        out.append(box(0.5 * (start + foot), (0.5 * np.linalg.norm(foot - start), 0.5 * arm_t,
+                                              0.5 * arm_t), colour, arm_axes))
         hp = 0.5 * post_t
         top, bottom = foot[1] + 0.5 * arm_t, min(floor_y, foot[1] - 0.05)
-        out.append(span_box([foot[0] - hp, bottom, -hp], [foot[0] + hp, top, hp], colour))
+        out.append(span_box([foot[0] - hp, bottom, foot[2] - hp],
+                            [foot[0] + hp, top, foot[2] + hp], colour))
     return out
 
 
