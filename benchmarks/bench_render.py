@@ -12,11 +12,14 @@ machine may be shared: medians, and the process CPU time beside the wall time.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import statistics
 import time
 
+import moderngl
+
 from slinky3d import geometry as geo
-from slinky3d.gfx.quality import QUALITY, headless_context, stage_for
+from slinky3d.gfx.quality import LIGHT_DIR, QUALITY, headless_context, stage_for
 from slinky3d.gfx.renderer import Renderer, frame_snapshot
 from slinky3d.look import Look
 
@@ -43,6 +46,34 @@ def measure(ctx, quality: str, extrusion: str, size, frames: int, orbit: bool) -
             "triangles": r.triangles(snaps[0]), "quality": r.quality}
 
 
+def calibration(ctx, size, frames: int) -> float:
+    """The issue's yardstick: a bare instanced lit helix of ~60k triangles, no MSAA, no
+    shadow, floor or post (about 7 ms on an idle machine). Comparing it with the real
+    frame tells how busy the machine is right now."""
+    QUALITY["_bare"] = dataclasses.replace(QUALITY["software"], segments=48, fxaa=False)
+    try:
+        r = Renderer(ctx, size, quality="_bare")
+    finally:
+        del QUALITY["_bare"]
+    snap = geo.hanging_snapshot("steel", stretch=0.12)
+    cam = frame_snapshot(snap, size)
+    common = {"eye": tuple(cam.eye()), "light_dir": tuple(LIGHT_DIR), "pixel_size": 0.0,
+              "bg_top_lin": (0.02, 0.03, 0.05), "bg_bottom_lin": (0.25, 0.3, 0.38),
+              "floor_lin": (0.38, 0.36, 0.32)}
+    vp = cam.view_proj(size[0] / size[1])
+    times = []
+    for i in range(frames + 5):
+        t0 = time.perf_counter()
+        r._scene.use()
+        ctx.enable_only(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
+        r._scene.clear(0.2, 0.3, 0.4, 1.0, depth=1.0)
+        r._draw_helices(snap, Look(), vp, common, depth=False)
+        ctx.finish()
+        if i >= 5:
+            times.append(time.perf_counter() - t0)
+    return 1e3 * statistics.median(times)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--frames", type=int, default=60)
@@ -53,6 +84,9 @@ def main() -> None:
     ctx = headless_context()
     print(f"GL_RENDERER: {ctx.info['GL_RENDERER']}; {size[0]}x{size[1]}, steel Slinky "
           f"N=157, median of {a.frames} frames (wall / process CPU)")
+    cal = calibration(ctx, size, a.frames)
+    print(f"calibration (bare lit instanced helix, 60288 triangles, no MSAA): {cal:.1f} ms "
+          "wall (about 7 ms on an idle machine)")
     for quality in QUALITY:
         for extrusion in ("gpu", "numpy") if a.numpy else ("gpu",):
             for orbit in (False, True):

@@ -81,6 +81,7 @@ class Renderer:
         self.shadow_tex.repeat_x = self.shadow_tex.repeat_y = False
         self._shadow_fbo = ctx.framebuffer(depth_attachment=self.shadow_tex)
         self._mesh_vaos: dict[str, moderngl.VertexArray] = {}
+        self._decor_key, self._decor_mesh = None, np.zeros((0, 10), "f4")
         self.profile: dict[str, list[float]] | None = None  # {} to time each pass
         self.size = (0, 0)
         self.resize(size)
@@ -272,6 +273,14 @@ class Renderer:
         return view @ proj, texel, float(far - near)
 
     def _decor(self, snap: Snapshot, look: Look, floor_y: float) -> np.ndarray:
+        """Holders and stairs as triangles; rebuilt only when a held end moves."""
+        key = (look, floor_y, tuple((sl.anchor_held, sl.far_held, sl.ends[:2].tobytes(),
+                                     sl.ends[-2:].tobytes(), sl.R) for sl in snap.slinkies))
+        if key != self._decor_key:
+            self._decor_key, self._decor_mesh = key, self._build_decor(snap, look, floor_y)
+        return self._decor_mesh
+
+    def _build_decor(self, snap: Snapshot, look: Look, floor_y: float) -> np.ndarray:
         parts = []
         if look.anchor == "post":
             for sl in snap.slinkies:
