@@ -150,7 +150,10 @@ def draw(traj: Trajectory, out: str | Path, layout: str = "panels", title: str =
         for ax, k in zip(axes, idx, strict=False):
             for i, tr in enumerate(traj.tracks):
                 colour = f"C{i}" if several else "#1f3b73"
-                _slinky(ax, tr, k, colour, _label(tr.params, names[i], i, several))
+                # Runs drawn together alternate solid and dashed, so one on top of
+                # the other still shows both.
+                _slinky(ax, tr, k, colour, _label(tr.params, names[i], i, several),
+                        "--" if i % 2 else "-")
             ax.set_title(f"t = {traj.t[k]:.2f} s", fontsize=10)
             _axes(ax, lo, hi)
         for ax in grid[:, 0]:
@@ -160,14 +163,19 @@ def draw(traj: Trajectory, out: str | Path, layout: str = "panels", title: str =
             last = axes[max(r * ncols + c for r in range(nrows) if r * ncols + c < n)]
             last.set_xlabel("x (cm)")
             last.xaxis.set_tick_params(labelbottom=True)
-        handles, labels = axes[0].get_legend_handles_labels()
+        handles, labels = [], []
+        for ax in axes[:n]:  # marks that appear only later count too
+            h, lab = ax.get_legend_handles_labels()
+            handles, labels = handles + h, labels + lab
     else:
         import matplotlib
 
         ph = 7.0
         pw = min(ph * aspect, 10.0)
         ph = pw / aspect
-        legend_w = 2.3
+        # The legend's column: wide enough for its longest label (about 0.065 in a letter).
+        longest = max([len(MARKS[3])] + [len(_label({}, n, 0, True)) for n in names])
+        legend_w = 0.8 + 0.065 * longest
         top -= TOP - 0.15  # no panel titles here
         W, H = LEFT + pw + legend_w, BOTTOM - 0.35 + top + ph
         fig = Figure(figsize=(W, H), dpi=dpi)
@@ -176,18 +184,23 @@ def draw(traj: Trajectory, out: str | Path, layout: str = "panels", title: str =
         ax = fig.subplots()
         cmap = matplotlib.colormaps["viridis"]
         styles = ["-", "--", ":", "-."]
+        # Colour tells the time, line style the Slinky (one legend entry each).
+        for i, tr in enumerate(traj.tracks if several else ()):
+            ax.plot([], [], styles[i % 4], color="0.3", lw=0.8,
+                    label=_label(tr.params, names[i], i, True))
         for j, k in enumerate(idx):
             c = cmap(0.9 * j / max(1, len(idx) - 1))
             for i, tr in enumerate(traj.tracks):
-                who = f"{_label(tr.params, names[i], i, True)}, " if several else ""
-                _slinky(ax, tr, k, c, f"{who}t = {traj.t[k]:.2f} s", styles[i % 4])
+                _slinky(ax, tr, k, c, f"t = {traj.t[k]:.2f} s", styles[i % 4])
         _axes(ax, lo, hi)
         ax.set_xlabel("x (cm)")
         ax.set_ylabel("y (cm)")
         handles, labels = ax.get_legend_handles_labels()
     # One entry per label: the Slinkies or times first, then the markers.
-    uniq = dict(zip(labels, handles, strict=True))
-    order = sorted(uniq, key=lambda lab: lab in MARKS)
+    uniq: dict[str, Any] = {}
+    for lab, h in zip(labels, handles, strict=True):
+        uniq.setdefault(lab, h)
+    order = sorted(uniq, key=lambda lab: MARKS.index(lab) + 1 if lab in MARKS else 0)
     if layout == "panels":
         fig.legend([uniq[k] for k in order], order, loc="lower center", ncols=len(order),
                    fontsize=9, frameon=False, bbox_to_anchor=(0.5, 0.0))
@@ -219,20 +232,20 @@ def _slinky(ax: Any, tr: Any, k: int, colour: Any, label: str, style: str = "-")
     ax.plot(E[:, 0], E[:, 1], style, color=colour, lw=0.8, label=label, zorder=2)
     tmin = tr.params.get("theta_min")
     if tmin is not None:
-        touching = tr.theta[k] <= tmin + CONTACT_TOL
-        if touching.any() and tr.params.get("contact") == "off":
-            # Without contacts the coils pass through each other: mark the joints.
-            ax.plot(E[:-1][touching, 0], E[:-1][touching, 1], "x", ms=3, mew=0.8,
-                    color="#ff7f0e", label=MARKS[3], zorder=3)
-        elif touching.any():
-            # Joint j folds bars j-1 and j at E_j; at theta_min their free ends E_{j-1} and
-            # E_{j+1} are one coil thickness apart: that is where the coils touch (the
-            # inside of a bend), so the dot goes there rather than on the joint.
-            n = len(touching)
-            P = np.empty((n, 2))
-            P[0] = E[1]  # joint 1 folds bar 1 against the holder
-            P[1:] = 0.5 * (E[0 : n - 1] + E[2 : n + 1])
-            ax.plot(P[touching, 0], P[touching, 1], "o", ms=2.2, color="#d62728",
-                    mec="none", label=MARKS[0], zorder=3)
+        # Joint j folds bars j-1 and j at E_j; at theta_min their free ends E_{j-1} and
+        # E_{j+1} are one coil thickness apart: that is where the coils touch (the
+        # inside of a bend), so the mark goes there rather than on the joint.
+        n = tr.theta.shape[1]
+        P = np.empty((n, 2))
+        P[0] = E[1]  # joint 1 folds bar 1 against the holder
+        P[1:] = 0.5 * (E[0 : n - 1] + E[2 : n + 1])
+        if tr.params.get("contact") == "off":
+            over = tr.theta[k] < tmin - CONTACT_TOL
+            ax.plot(P[over, 0], P[over, 1], "x", ms=3, mew=0.8, color="#9467bd",
+                    label=MARKS[3] if over.any() else "_nolegend_", zorder=3)
+        else:
+            touching = tr.theta[k] <= tmin + CONTACT_TOL
+            ax.plot(P[touching, 0], P[touching, 1], "o", ms=2.2, color="#d62728", mec="none",
+                    label=MARKS[0] if touching.any() else "_nolegend_", zorder=3)
     ax.plot(*E[0], "s", color="black", ms=5, label=MARKS[1], zorder=4)
     ax.plot(*E[-1], "o", mfc="white", mec="black", ms=5, mew=1.0, label=MARKS[2], zorder=4)

@@ -131,17 +131,21 @@ def test_several_runs_in_the_same_panels(capsys, fake, tmp_path):
         assert (np.linalg.norm(rgb - colour, axis=2) < 40).sum() > 100
 
 
-@pytest.mark.parametrize("enabled,colour", [(True, [0xD6, 0x27, 0x28]),
-                                            (False, [0xFF, 0x7F, 0x0E])])
+RED, PURPLE = [0xD6, 0x27, 0x28], [0x94, 0x67, 0xBD]
+
+
+@pytest.mark.parametrize("enabled,colour", [(True, RED), (False, PURPLE)])
 def test_contacts_marked_by_law(fake, tmp_path, enabled, colour):
-    """Touching coils are red dots; with contacts off, coils passing through are orange."""
+    """Touching coils are red dots; with contacts off, coils passing through are purple."""
     from slinky3d import scene, trajectory
 
     sc = scene.load("hanging-plastic", [f"slinky.contact.enabled={str(enabled).lower()}"])
     traj = trajectory.from_data(fakesim.record(sc, 0.0, 100)[0])
+    if not enabled:  # coils that went through each other
+        traj.tracks[0].theta[0, -5:] = traj.tracks[0].params["theta_min"] - 0.01
     out = figure.draw(traj, tmp_path / "c.png", dpi=100)
     rgb = np.asarray(Image.open(out).convert("RGB"), dtype=float)
-    other = [0xFF, 0x7F, 0x0E] if enabled else [0xD6, 0x27, 0x28]
+    other = PURPLE if enabled else RED
     hits = (np.linalg.norm(rgb - colour, axis=2) < 40).sum()
     assert hits > 5
     assert (np.linalg.norm(rgb - other, axis=2) < 40).sum() < 3
