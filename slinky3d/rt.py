@@ -187,30 +187,25 @@ def _set_base(q, qd, t, par, ipar, vec):
 
 
 @njit(cache=True, error_model="numpy")
-def _damp(q, qd, h, locked, par, ipar, w):
-    """Implicit-Euler damping sub-step over h: (M + h C) dv = -h C v, q frozen."""
-    if par[P_CD] <= 0.0 or h <= 0.0:
-        return
+def _damp_solve(q, v, h, locked, par, ipar, w, out):
+    """out = v + dv with (M + h C) dv = -h C v, q frozen (one implicit-Euler stage)."""
     (ws, E, U, tau, fext, presc, qdd_p, arm, qdd, freq, kq, kv, ks, save,
      lam0, lam1, vec, scratch, bscratch) = w
     nj = q.shape[0]
     n = nj - BASE
     zero = scratch[0]
+    free = ipar[I_FREE] != 0
+    c = par[P_CD]
     for j in range(nj):
         zero[j] = 0.0
         qdd_p[j] = 0.0
-        presc[j] = locked[j] or j < BASE
+        # the drive fixes the base (clamped) or joint 1 (free); contacts stay put
+        presc[j] = locked[j] or (j == BASE if free else j < BASE)
         arm[j] = 0.0
         tau[j] = 0.0
-    if ipar[I_FREE] != 0:
-        presc[BASE] = True
-        for i in range(BASE):
-            presc[i] = False
-    c = par[P_CD]
-    for j in range(BASE, nj):
-        if not presc[j]:
+        if j >= BASE and not presc[j]:
             arm[j] = h * c
-            tau[j] = -h * c * qd[j]
+            tau[j] = -h * c * v[j]
     for i in range(n):
         fext[i, 0] = 0.0
         fext[i, 1] = 0.0
@@ -218,8 +213,27 @@ def _damp(q, qd, h, locked, par, ipar, w):
     aba(q, zero, tau, presc, qdd_p, fext, arm, par[P_M], par[P_I], par[P_R], 0.0,
         qdd, freq, E, U, ws)
     for j in range(nj):
-        if not presc[j]:
-            qd[j] += qdd[j]
+        out[j] = v[j] + (0.0 if presc[j] else qdd[j])
+
+
+GAMMA = 1.0 - math.sqrt(0.5)  # Alexander's L-stable, stiffly accurate SDIRK2
+
+
+@njit(cache=True, error_model="numpy")
+def _damp(q, qd, h, locked, par, ipar, w):
+    """The damping flow v' = -M^-1 C v over h, q frozen, by 2-stage SDIRK (order 2,
+    L-stable: the overdamped fast modes are damped out, not left ringing)."""
+    if par[P_CD] <= 0.0 or h <= 0.0:
+        return
+    nj = q.shape[0]
+    scratch = w[17]
+    v1 = scratch[3]
+    _damp_solve(q, qd, GAMMA * h, locked, par, ipar, w, v1)
+    # stage 2 starts from v0 + (1 - g)/g (V1 - v0)
+    r = (1.0 - GAMMA) / GAMMA
+    for j in range(nj):
+        v1[j] = qd[j] + r * (v1[j] - qd[j])
+    _damp_solve(q, v1, GAMMA * h, locked, par, ipar, w, qd)
 
 
 @njit(cache=True, error_model="numpy")

@@ -76,6 +76,7 @@ class SlinkySolver:
         """Back to the scene's initial state (at rest in q0)."""
         n = self.p.N
         self.t = 0.0
+        self.k = 0  # steps taken: t = k h on the grid
         self.q = np.array(self.spec.q0, dtype=float)
         self.qd = np.zeros(n + BASE)
         self.sd = np.zeros(2)
@@ -153,44 +154,53 @@ class SlinkySolver:
         self.t = step(self.q, self.qd, self.sd, self.t, dt, self.locked, self.target,
                       self.par, self.ipar, self.w, self.cnt)
 
+    def _run(self, k: int) -> None:
+        if k > 0:
+            run(self.q, self.qd, self.sd, self.t, self.h, k, self.locked, self.target,
+                self.par, self.ipar, self.w, self.cnt)
+            self.k += k
+            self.t = self.k * self.h  # on the grid exactly, whatever the sums
+
     def advance(self, nsteps: int) -> None:
         """nsteps fixed steps of h, with the end conditions switching at their times."""
         h = self.h
-        t_end = self.t + nsteps * h
-        while self.t < t_end - 1e-12 * h:
-            left = round((t_end - self.t) / h)
+        k_end = self.k + int(nsteps)
+        while self.k < k_end:
+            left = k_end - self.k
             if self.frozen(self.t):
                 # both ends held: nothing moves until the far end lets go
                 t_rel = self.spec.far.release_time
                 k = left
                 if math.isfinite(t_rel):
-                    k = min(left, math.ceil((t_rel - self.t) / h - 1e-9))
-                self.t += max(k, 1) * h
+                    k = min(left, max(1, math.ceil(t_rel / h - 1e-9) - self.k))
+                self.k += k
+                self.t = self.k * h
                 continue
             t_rel = self.spec.anchor.release_time
-            if not self.free and self.spec.anchor.condition == "released" and t_rel < t_end:
-                k = math.floor((t_rel - self.t) / h + 1e-9)
+            if not self.free and self.spec.anchor.condition == "released" and t_rel < k_end * h:
+                k = math.floor(t_rel / h + 1e-9) - self.k
                 if k > 0:
-                    self.t = run(self.q, self.qd, self.sd, self.t, h, k, self.locked, self.target,
-                                 self.par, self.ipar, self.w, self.cnt)
+                    self._run(k)
                     continue
                 # the release falls inside this step: split it there
-                t_next = self.t + h
+                t_next = (self.k + 1) * h
                 if t_rel - self.t > 1e-12 * h:
                     self._advance_raw(t_rel - self.t)
                 self._free_anchor()
                 self._advance_raw(t_next - self.t)
+                self.k += 1
+                self.t = t_next
                 continue
-            self.t = run(self.q, self.qd, self.sd, self.t, h, left, self.locked, self.target,
-                         self.par, self.ipar, self.w, self.cnt)
+            self._run(left)
 
     def state(self) -> tuple:
         """A copy of everything that evolves (for roll-back and hashing)."""
         return (self.q.copy(), self.qd.copy(), self.sd.copy(), self.locked.copy(),
-                self.ipar.copy(), self.target.copy(), self.t)
+                self.ipar.copy(), self.target.copy(), self.k)
 
     def restore(self, state: tuple) -> None:
-        q, qd, sd, locked, ipar, target, t = state
+        q, qd, sd, locked, ipar, target, k = state
         self.q[:], self.qd[:], self.sd[:], self.locked[:] = q, qd, sd, locked
         self.ipar[:], self.target[:] = ipar, target
-        self.t = t
+        self.k = k
+        self.t = k * self.h
