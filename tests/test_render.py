@@ -282,3 +282,46 @@ def test_auto_quality_here_is_software(ctx):
     assert choose_quality(ctx).name == "software"  # CI and this machine: llvmpipe
     with pytest.raises(SlinkyError, match="unknown quality"):
         choose_quality(ctx, "ultra")
+
+
+def test_floor_goes_below_where_the_slinky_gets():
+    from slinky3d import geometry as g
+    from slinky3d.gfx.commands import reach_of
+    from slinky3d.scene import load
+    from slinky3d.sim import Simulation
+
+    sc = load("1Pa")  # anchor held, far end released: swings down to hang
+    hang, fall = reach_of(sc)
+    assert fall is None
+    low = g.bounds(Simulation(sc).snapshot(), pad=0.0)[0][1]
+    assert hang < low - 0.3  # well below the U it starts in
+    sc = load("drop-plastic")  # let go at 0.2 s, 0.6 s long
+    hang, fall = reach_of(sc)
+    assert hang is None
+    low = g.bounds(Simulation(sc).snapshot(), pad=0.0)[0][1]
+    assert fall == pytest.approx(low - 0.5 * 9.81 * 0.4**2, abs=1e-6)
+
+
+@pytest.mark.parametrize("text, ok", [("1280x720", (1280, 720)), (" 64X48 ", (64, 48)),
+                                      ("1280", None), ("0x10", None), ("axb", None)])
+def test_size_option(text, ok):
+    from slinky3d.gfx.commands import parse_size
+
+    if ok:
+        assert parse_size(text) == ok
+    else:
+        with pytest.raises(SlinkyError, match="--size"):
+            parse_size(text)
+
+
+def test_camera_option():
+    from slinky3d.gfx.commands import parse_camera_option
+
+    c = parse_camera_option("yaw=30, pitch_deg=-10,distance=1.5,target=0:-0.4:0,fov=40")
+    assert (c.yaw_deg, c.pitch_deg, c.distance, c.fov_deg) == (30, -10, 1.5, 40)
+    assert c.target == (0.0, -0.4, 0.0)
+    for bad, words in (("yaw", "KEY=VALUE"), ("zoom=2", "unknown key"),
+                       ("yaw=left", "expected a number"), ("pitch=120", "between"),
+                       ("target=1:2", "3 numbers"), ("distance=nan", "finite")):
+        with pytest.raises(SlinkyError, match=words):
+            parse_camera_option(bad)

@@ -134,26 +134,41 @@ def cmd_screenshot(args: argparse.Namespace) -> int:
     return 0
 
 
-def reach_of(scene) -> float | None:
-    """Lowest y a Slinky of the scene may swing down to: hanging from its held anchor
-    (plus a margin for the overshoot); None when no anchor stays held."""
+def reach_of(scene) -> tuple[float | None, float | None]:
+    """How low the Slinkies of a scene may get: (hanging, falling).
+
+    hanging: from an anchor that stays held, the static hanging shape plus 15 % for the
+    overshoot of a released far end. falling: a Slinky let go falls freely for the rest
+    of the scene's duration. None where it does not apply. The floor goes below both;
+    the camera frames only the first (a fall would shrink the view to nothing).
+    """
     from .. import chain, equilibrium
 
-    low = None
+    hang = fall = None
     for spec in scene.slinkies:
-        if spec.anchor.condition not in ("held", "scripted"):
-            continue
-        try:
-            q = equilibrium.hanging(spec.params, spec.anchor.position, spec.anchor.orientation)
-        except Exception:  # noqa: BLE001 - only a hint for where to put the floor
-            continue
-        drop = spec.anchor.position[1] - chain.end_points(q, spec.params.R)[:, 1].min()
-        y = spec.anchor.position[1] - 1.15 * drop
-        low = y if low is None else min(low, y)
-    return low
+        p, a = spec.params, spec.anchor
+        if a.condition in ("held", "scripted"):
+            try:
+                q = equilibrium.hanging(p, a.position, a.orientation)
+            except Exception:  # noqa: BLE001 - only a hint for where the floor goes
+                continue
+            y = a.position[1] - 1.15 * (a.position[1] - chain.end_points(q, p.R)[:, 1].min())
+            hang = y if hang is None else min(hang, y)
+        else:
+            t = max(scene.duration - (a.release_time if a.condition == "released" else 0.0),
+                    0.0)
+            y = float(chain.end_points(spec.q0, p.R)[:, 1].min()) - 0.5 * p.g * t * t
+            fall = y if fall is None else min(fall, y)
+    return hang, fall
 
 
-def render_image(snap, look, hint, size, quality: str = "auto", first=None, reach=None):
+def _lowest(*ys: float | None) -> float | None:
+    ys = [y for y in ys if y is not None]
+    return min(ys) if ys else None
+
+
+def render_image(snap, look, hint, size, quality: str = "auto", first=None,
+                 reach: tuple[float | None, float | None] = (None, None)):
     """One headless frame as (h, w, 3) uint8, and a short description of the renderer.
 
     The floor and the camera come from `first` (the run's first snapshot), so shots at
@@ -166,7 +181,7 @@ def render_image(snap, look, hint, size, quality: str = "auto", first=None, reac
     ctx = headless_context()
     try:
         r = Renderer(ctx, size, quality=quality)
-        stage = stage_for(look, first, reach)
+        stage = stage_for(look, first, _lowest(*reach))
         cam = frame_snapshots((first, snap), size, hint, stage)
         r.render(snap, look, cam, stage)
         img = r.read()

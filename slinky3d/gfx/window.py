@@ -86,10 +86,10 @@ class Viewer:
         self.frames = 0
         self.last_frame: np.ndarray | None = None
         first = self.source.latest_pair()[1]
-        from .commands import reach_of
+        from .commands import _lowest, reach_of
 
-        reach = reach_of(scene)
-        self.stage = stage_for(look, first, reach)
+        reach, fall = reach_of(scene)
+        self.stage = stage_for(look, first, _lowest(reach, fall))
         fb = self.window.get_framebuffer_size()
         self.renderer = Renderer(self.ctx, fb, quality=quality)
         # The camera shows the start and where a held Slinky will swing down to.
