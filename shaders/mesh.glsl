@@ -37,7 +37,8 @@ void main() {
     float sh = shadow_at(v_pos, N);
     vec3 a = to_linear(v_colour.rgb);  // per-vertex display colour
     float gloss = v_colour.a;
-    vec3 c = a * (KEY * max(dot(N, light_dir), 0.0) * sh + ambient(N)
+    // Shadows keep a quarter of the key light, as on the floor (a soft studio).
+    vec3 c = a * (KEY * max(dot(N, light_dir), 0.0) * (0.25 + 0.75 * sh) + ambient(N)
                   + FILL * max(dot(N, FILL_DIR), 0.0));
     c += KEY * pow(max(dot(N, H), 0.0), mix(16.0, 90.0, gloss)) * mix(0.08, 0.8, gloss) * sh;
     c += gloss * 0.3 * a * environment(reflect(-V, N));

@@ -325,3 +325,22 @@ def test_camera_option():
                        ("target=1:2", "3 numbers"), ("distance=nan", "finite")):
         with pytest.raises(SlinkyError, match=words):
             parse_camera_option(bad)
+
+
+@pytest.mark.gl
+def test_stairs_and_holders_are_drawn(renderer):
+    snap = geo.hanging_snapshot("plastic", stretch=0.25)
+    low = snap.slinkies[0].ends[:, 1].min()
+    look = replace(BARE, stairs=((-0.3, -0.05, low - 0.05),), anchor="post")
+    img, cam = draw(renderer, snap, look, CameraHint(yaw_deg=20.0, pitch_deg=20.0))
+    # The middle of the step's top face is wood-coloured.
+    i, j = np.round(cam.project(np.array([[-0.175, low - 0.05, 0.0]]), *SIZE)[0]).astype(int)
+    r, g, b = img[j, i].astype(int)
+    assert r > b + 40 and r > 100
+    # The holder (plate, arm, post) is there with anchor = "post" and gone with "none";
+    # the plate sits on top of the first half hoop.
+    renderer.render(snap, replace(look, anchor="none"), cam)
+    diff = np.abs(img.astype(int) - renderer.read().astype(int)).max(axis=2) > 10
+    top = np.r_[0.5 * (snap.slinkies[0].ends[0] + snap.slinkies[0].ends[1]), 0.0]
+    i, j = np.round(cam.project(top[None] + [0.0, 0.004, 0.0], *SIZE)[0]).astype(int)
+    assert diff[j - 2:j + 3, i - 2:i + 3].any() and diff.sum() > 200

@@ -21,7 +21,7 @@ KEY = np.array([1.0, 0.96, 0.90]) * 2.4  # as in shaders/common.glsl
 class Quality:
     """Cost knobs: MSAA samples (0 none), FXAA, shadow map size and taps, helix segments.
 
-    self_shadow: whether the Slinky and holders receive shadows too (the floor always does).
+    self_shadow: whether the Slinky receives shadows too (floor, stairs and holders always do).
     """
 
     name: str

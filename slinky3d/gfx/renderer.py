@@ -54,7 +54,8 @@ class Renderer:
             "helix_steel": program(ctx, "helix.glsl", {**ds, "STEEL": ""}),
             "helix_plastic": program(ctx, "helix.glsl", {**ds, "PLASTIC": ""}),
             "helix_depth": program(ctx, "helix.glsl", {"DEPTH_ONLY": ""}),
-            "mesh": program(ctx, "mesh.glsl", ds),
+            # Holders and stairs always receive shadows: a Slinky on stairs must cast one.
+            "mesh": program(ctx, "mesh.glsl", d),
             "mesh_depth": program(ctx, "mesh.glsl", {"DEPTH_ONLY": ""}),
             "floor": program(ctx, "floor.glsl", d),
             "floor_shadow": program(ctx, "floor.glsl", {**d, "SHADOWED": ""}),
