@@ -20,7 +20,7 @@ from .errors import SlinkyError
 
 SOLVERS = ("reference", "realtime")
 # The one place that picks the default solver of `simulate` and `figure`.
-DEFAULT_SOLVER = "reference"
+DEFAULT_SOLVER = "realtime"
 DEFAULT_FPS = 100.0
 MAX_FPS = 10000.0  # samples per second; more only fills the disk
 

@@ -10,7 +10,7 @@ import fakesim
 import numpy as np
 import pytest
 
-from slinky3d import cli, scene, trajectory
+from slinky3d import chain, cli, scene, trajectory
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -140,3 +140,43 @@ def test_python_dash_m_exit_codes(tmp_path):
     r = sh("simulate", "1Pa", "--set", "slinky.mass=0")
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr == "slinky3d: error: --set: slinky.mass: must be > 0, got 0\n"
+
+
+def test_simulate_with_the_solvers(capsys, monkeypatch, tmp_path):
+    """Real runs, short: the npz holds the documented arrays on the fps grid."""
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = run(capsys, "simulate", "1Pb", "--duration", "0.05", "--solver", "realtime")
+    assert rc == 0 and err == "" and "(realtime" in out
+    (s,) = scene.load("1Pb").slinkies
+    with np.load("1Pb.npz", allow_pickle=False) as z:
+        assert np.allclose(z["t"], np.arange(6) / 100)
+        ends, theta = z["ends"], z["theta"]
+        assert ends.shape == (6, 76, 2) and theta.shape == z["theta_dot"].shape == (6, 75)
+        assert z["energy"].shape == z["n_contacts"].shape == (6,)
+        params = json.loads(str(z["params"]))
+        energy = z["energy"]
+    assert np.allclose(ends[0], chain.end_points(s.q0, s.params.R))
+    assert np.allclose(ends[:, 0], 0.0)  # the anchored end is held at the origin
+    assert np.linalg.norm(ends[-1, -1] - ends[0, -1]) > 1e-3  # the far end was let go
+    assert np.all(np.isfinite(energy))
+    for key in ("N", "m", "R", "I", "k_coil", "C_D", "g", "theta_min", "phi_A"):
+        assert key in params
+    assert params["N"] == 75 and params["C_D"] == 2e-3
+    # --duration 0 with the reference integrator: the initial state alone.
+    assert run(capsys, "simulate", "3Pa", "--duration", "0", "--solver", "reference")[0] == 0
+    traj = trajectory.load("3Pa.npz")
+    (s,) = scene.load("3Pa").slinkies
+    assert traj.t.tolist() == [0.0]
+    assert np.allclose(traj.tracks[0].ends[0], chain.end_points(s.q0, s.params.R))
+    assert np.allclose(traj.tracks[0].theta_dot, 0.0)
+
+
+def test_start_up_imports_no_gl_and_no_solver():
+    """The parser (renderer commands included) loads without OpenGL, numba or scipy."""
+    code = ("import sys; from slinky3d import cli; cli.build_parser(); "
+            "print(sorted(m for m in ('moderngl', 'pyglet', 'numba', 'scipy', 'matplotlib') "
+            "if m in sys.modules))")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0 and r.stdout.strip() == "[]", r.stderr
+    assert {"screenshot", "run"} <= set(cli.build_parser()._subparsers._group_actions[0].choices)
