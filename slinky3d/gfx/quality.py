@@ -116,14 +116,25 @@ def floor_colours(look: Look) -> tuple[tuple, tuple]:
 
 
 def set_uniform(prog, name: str, value) -> None:
-    """Set a uniform if the compiler kept it."""
+    """Set a uniform if the compiler kept it and its value changed (most stay put from
+    frame to frame, and each call costs Python time the frame budget feels)."""
+    if isinstance(value, np.ndarray):
+        value = value.astype("f4").tobytes()
+    last = prog.extra if isinstance(prog.extra, dict) else {}
+    prog.extra = last  # the program's own cache: GL names repeat across contexts
+    if last.get(name, _MISSING) == value:
+        return
+    last[name] = value
     if name not in prog:
         return
     u = prog[name]
-    if isinstance(value, np.ndarray) and value.shape == (4, 4):
-        u.write(value.astype("f4").tobytes())
+    if isinstance(value, bytes):
+        u.write(value)
     else:
         u.value = value
+
+
+_MISSING = object()
 
 
 def corners(lo, hi) -> np.ndarray:

@@ -125,6 +125,7 @@ class Renderer:
         stage = stage or stage_for(look, snap)
         boxes = self._decor(snap, look, stage.floor_y)
         lo, hi = geo.bounds(snap, pad=0.02)
+        slinky_box = (lo.copy(), hi.copy())
         if len(boxes):
             lo = np.minimum(lo, boxes[:, :3].min(axis=0))
             hi = np.maximum(hi, boxes[:, :3].max(axis=0))
@@ -171,12 +172,13 @@ class Renderer:
             # a resolving blit into a window of another format is an error.
             ctx.copy_framebuffer(self._scene, self._msaa_c)
         if q.fxaa:
-            # Only the objects have hard edges (the floor grid and horizon are smooth):
-            # copy the frame, then smooth just the box on screen that holds them.
+            # Only the Slinkies need it (the floor grid and horizon are smooth, and the
+            # holders and stairs are large boxes with few edges): copy the frame, then
+            # smooth just the box on screen that holds the Slinkies.
             ctx.copy_framebuffer(out, self._scene_c)
             out.use()
             ctx.viewport = (0, 0, w, h)
-            ctx.scissor = _screen_rect(cam, lo, hi, w, h)
+            ctx.scissor = _screen_rect(cam, *slinky_box, w, h)
             ctx.disable(moderngl.DEPTH_TEST)
             self._scene_tex.use(1)
             fx = self.progs["fxaa"]
