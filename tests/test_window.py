@@ -104,7 +104,13 @@ send("on_mouse_drag", 160, 120, 25, 0, mouse.RIGHT, 0)
 out["pan"] = float(abs(v.camera.target - target).sum())
 send("on_key_press", key.HOME, 0)
 out["home"] = abs(v.camera.distance - dist) < 1e-9
+w.set_size(400, 300)
+for _ in range(20):
+    w.dispatch_events()
+    if tuple(w.get_framebuffer_size()) == (400, 300):
+        break
 w.dispatch_event("on_draw"); w.flip()
+out["resized"] = list(v.renderer.size)
 send("on_key_press", key.ESCAPE, 0)
 out["closed"] = bool(w.has_exit) or getattr(w, "_context", None) is None
 out["gl_error"] = v.ctx.error
@@ -120,6 +126,7 @@ def test_mouse_camera_title_and_escape(display):
     assert r["orbit_yaw"] != 0 and r["orbit_pitch"] != 0
     assert r["zoom"] == pytest.approx(0.81)  # two wheel notches, 10 % each
     assert r["pan"] > 0 and r["home"] and r["closed"]
+    assert r["resized"] == [400, 300]
     assert r["gl_error"] == "GL_NO_ERROR"
 
 

@@ -100,6 +100,7 @@ class Viewer:
         self._frame = lambda s: frame_snapshots((first,), s, hint, self.stage, reach)
         self.camera = self._frame(fb)
         self._clock0: float | None = None
+        self._screen, self._screen_size = self.ctx.screen, tuple(fb)
         w = self.window
         w.push_handlers(on_draw=self.on_draw, on_resize=self.on_resize,
                         on_mouse_drag=self.on_mouse_drag, on_mouse_scroll=self.on_mouse_scroll,
@@ -107,10 +108,18 @@ class Viewer:
 
     # -- events --------------------------------------------------------------------
     def on_draw(self) -> None:
+        size = tuple(self.window.get_framebuffer_size())
+        if 0 in size:
+            return  # minimised
+        if size != self._screen_size:
+            # The window's framebuffer object carries its size: detect it again.
+            self.ctx.viewport = (0, 0, *size)
+            self._screen = self.ctx.detect_framebuffer(0)
+            self._screen_size = size
+            self.renderer.resize(size)
         prev, cur = self.source.latest_pair()
         snap = lerp(prev, cur, self._display_time(prev, cur))
-        self.renderer.resize(self.window.get_framebuffer_size())
-        self.renderer.render(snap, self.look, self.camera, self.stage, target=self.ctx.screen)
+        self.renderer.render(snap, self.look, self.camera, self.stage, target=self._screen)
         self.frames += 1
         if self.max_frames and self.frames >= self.max_frames:
             # The same frame again into the renderer's own buffer: reading the window's
@@ -133,8 +142,7 @@ class Viewer:
     def on_resize(self, width: int, height: int):
         import pyglet
 
-        self.renderer.resize(self.window.get_framebuffer_size())
-        return pyglet.event.EVENT_HANDLED
+        return pyglet.event.EVENT_HANDLED  # on_draw follows the framebuffer's size
 
     def on_mouse_drag(self, x, y, dx, dy, buttons, modifiers) -> None:
         import pyglet
