@@ -344,3 +344,25 @@ def test_stairs_and_holders_are_drawn(renderer):
     top = np.r_[0.5 * (snap.slinkies[0].ends[0] + snap.slinkies[0].ends[1]), 0.0]
     i, j = np.round(cam.project(top[None] + [0.0, 0.004, 0.0], *SIZE)[0]).astype(int)
     assert diff[j - 2:j + 3, i - 2:i + 3].any() and diff.sum() > 200
+
+
+@pytest.mark.gl
+def test_screenshot_same_scene_and_time_same_pixels(tmp_path, capsys):
+    from PIL import Image
+
+    from slinky3d.cli import main
+
+    shots = []
+    for i in range(2):
+        out = tmp_path / f"shot{i}.png"
+        assert main(["screenshot", "1Pa", "--time", "0.05", "--size", "160x120",
+                     "--out", str(out)]) == 0
+        shots.append(np.asarray(Image.open(out)))
+    assert "wrote" in capsys.readouterr().out
+    assert shots[0].shape == (120, 160, 3) and np.array_equal(shots[0], shots[1])
+    assert len(np.unique(shots[0].reshape(-1, 3), axis=0)) > 50  # a picture, not a blank
+    # Bad options are one line and status 2, never a traceback.
+    assert main(["screenshot", "1Pa", "--size", "huge"]) == 2
+    assert main(["screenshot", "1Pa", "--camera", "pitch=100"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and all(e.startswith("slinky3d: error: --") for e in err)
