@@ -1,14 +1,12 @@
 """Compiled core of the real-time solver: fixed steps with events inside them.
 
-One step of size h is the Strang splitting  D(h/2) . R(h) . D(h/2):
-
-* R: classical RK4 on the undamped dynamics (springs, gravity, drives, grab,
-  soft contact), with the current set of *locked* joints (coils in resting
-  contact) prescribed at zero acceleration, so they stay exactly at theta_min.
-* D: the joint damping -C_D theta_dot on its own, by implicit Euler with q
-  frozen: (M + tau C) dv = -tau C v, solved in O(N) by adding tau C_D to the
-  articulated-body algorithm's joint "armature". The damping is the stiff part
-  (C_D / I ~ 8e3 1/s); explicit RK4 would need h < 0.35 ms, this takes 1-2 ms.
+One step of size h is four O(N) dynamics evaluations: classical RK4 without
+damping; with damping the Rosenbrock-W method ROS34PW2, in which the joint damping
+-C_D theta_dot (the stiff part: C_D / I ~ 8e3 1/s, explicit RK4 would need
+h < 0.35 ms) is implicit. Its linear solves (M + gamma h C) x = f cost nothing
+extra: gamma h C_D is added to each joint's "armature" in the articulated-body
+algorithm. Coils in resting contact are *locked* joints, prescribed at zero
+acceleration, so they stay exactly at theta_min.
 
 Events inside a step (rigid and paper laws) are located and the step is split:
 a free joint reaching theta_min (cubic Hermite interpolant of the step, then
@@ -39,7 +37,7 @@ I_FREE, I_LAW, I_GRAB, I_GRABK, I_NSUB = range(5)
 NIPAR = 5
 LAW_OFF, LAW_RIGID, LAW_PAPER, LAW_SOFT = 0, 1, 2, 3
 # counters
-C_IMPACTS, C_EVENTS, C_EVALS, C_LCPFAIL = range(4)
+C_IMPACTS, C_EVENTS, C_EVALS, C_LCPFAIL, C_SEPARATIONS, C_STUCK = range(6)
 
 POS_TOL = 1e-10  # rad: a joint this close to theta_min counts as touching
 MAX_EVENTS = 400  # per step; a bound, never reached in practice
@@ -85,7 +83,7 @@ class Work:
         self.kq = np.zeros((5, nj))
         self.kv = np.zeros((5, nj))
         self.ks = np.zeros((5, 2))
-        self.save = np.zeros((3, nj))
+        self.save = np.zeros((3, nj))  # step start q, qd; damping velocities
         self.lam0 = np.zeros(nj)
         self.lam1 = np.zeros(nj)
         self.vec = np.zeros((4, 3))
@@ -99,13 +97,13 @@ class Work:
 
 
 @njit(cache=True, error_model="numpy")
-def deriv(q, qd, sd, t, locked, target, par, ipar, w, out_qdd, out_sd, damped=False):
+def deriv(q, qd, sd, t, locked, target, par, ipar, w, out_qdd, out_sd, vdamp, armh):
     """Accelerations of the undamped system with `locked` joints held; returns nothing.
 
     Fills out_qdd and out_sd (grab damper rate); w.freq holds, for locked joints,
-    the contact torque, for prescribed base joints the anchor reaction. With
-    `damped` the joint damping is included explicitly: the contact decisions
-    must see the damping that the D sub-steps apply.
+    the contact torque, for prescribed base joints the anchor reaction. The
+    joint damping acts with the velocities `vdamp` (qd itself, or a Rosenbrock
+    stage's combination) and is implicit through the armature armh = gamma h C_D.
     """
     (ws, E, U, tau, fext, presc, qdd_p, arm, qdd, freq, kq, kv, ks, save,
      lam0, lam1, vec, scratch, bscratch) = w
@@ -120,11 +118,13 @@ def deriv(q, qd, sd, t, locked, target, par, ipar, w, out_qdd, out_sd, damped=Fa
         arm[j] = 0.0
         qdd_p[j] = 0.0
         presc[j] = locked[j]
-    cd = par[P_CD] if damped else 0.0
+    cd = par[P_CD]
     for j in range(BASE, nj):
-        tau[j] = -k * q[j] - cd * qd[j]
+        tau[j] = -k * q[j] - cd * vdamp[j]
+        arm[j] = armh
     if free:
         tau[BASE] = 0.0  # a free Slinky has no holder: no spring at joint 1
+        arm[BASE] = 0.0
         presc[BASE] = True
     else:
         pose = vec[0]
@@ -186,113 +186,97 @@ def _set_base(q, qd, t, par, ipar, vec):
         qd[BASE] = 0.0
 
 
-@njit(cache=True, error_model="numpy")
-def _damp_solve(q, v, h, locked, par, ipar, w, out):
-    """out = v + dv with (M + h C) dv = -h C v, q frozen (one implicit-Euler stage)."""
-    (ws, E, U, tau, fext, presc, qdd_p, arm, qdd, freq, kq, kv, ks, save,
-     lam0, lam1, vec, scratch, bscratch) = w
-    nj = q.shape[0]
-    n = nj - BASE
-    zero = scratch[0]
-    free = ipar[I_FREE] != 0
-    c = par[P_CD]
-    for j in range(nj):
-        zero[j] = 0.0
-        qdd_p[j] = 0.0
-        # the drive fixes the base (clamped) or joint 1 (free); contacts stay put
-        presc[j] = locked[j] or (j == BASE if free else j < BASE)
-        arm[j] = 0.0
-        tau[j] = 0.0
-        if j >= BASE and not presc[j]:
-            arm[j] = h * c
-            tau[j] = -h * c * v[j]
-    for i in range(n):
-        fext[i, 0] = 0.0
-        fext[i, 1] = 0.0
-        fext[i, 2] = 0.0
-    aba(q, zero, tau, presc, qdd_p, fext, arm, par[P_M], par[P_I], par[P_R], 0.0,
-        qdd, freq, E, U, ws)
-    for j in range(nj):
-        out[j] = v[j] + (0.0 if presc[j] else qdd[j])
-
-
-GAMMA = 1.0 - math.sqrt(0.5)  # Alexander's L-stable, stiffly accurate SDIRK2
+# Step tableaus, one routine for both (Rosenbrock-W form):
+#   k_i = h f(y + sum_j a_ij k_j)  with the damping implicit:
+#   (M + g h C) k_i^v / h = F(y_i) - C (v_i + sum_j c_ij k_j^v)
+# Classical RK4 (g = c = 0) when there is no damping; with damping ROS34PW2 (Rang &
+# Angermann), a W-method: order 3 whatever the Jacobian, here only the damping's.
+# Splitting the damping off instead (Strang) fell to first order at h ~ 1 ms
+# (order reduction: the damping is stiff).
+RK4_A = np.array([[0.0, 0.0, 0.0], [0.5, 0.0, 0.0], [0.0, 0.5, 0.0], [0.0, 0.0, 1.0]])
+RK4_B = np.array([1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0])
+RK4_C = np.zeros((4, 3))
+ROSW_G = 0.43586652150845900
+ROSW_A = np.array([[0.0, 0.0, 0.0], [0.87173304301691801, 0.0, 0.0],
+                   [0.84457060015369423, -0.11299064236484185, 0.0], [0.0, 0.0, 1.0]])
+ROSW_C = np.array([[0.0, 0.0, 0.0], [-0.87173304301691801, 0.0, 0.0],
+                   [-0.90338057013044082, 0.054180672388095326, 0.0],
+                   [0.24212380706095346, -1.2232505839045147, 0.54526025533510214]])
+ROSW_B = np.array([0.24212380706095346, -1.2232505839045147, 1.5452602553351020,
+                   0.43586652150845900])
 
 
 @njit(cache=True, error_model="numpy")
-def _damp(q, qd, h, locked, par, ipar, w):
-    """The damping flow v' = -M^-1 C v over h, q frozen, by 2-stage SDIRK (order 2,
-    L-stable: the overdamped fast modes are damped out, not left ringing)."""
-    if par[P_CD] <= 0.0 or h <= 0.0:
-        return
-    nj = q.shape[0]
-    scratch = w[17]
-    v1 = scratch[3]
-    _damp_solve(q, qd, GAMMA * h, locked, par, ipar, w, v1)
-    # stage 2 starts from v0 + (1 - g)/g (V1 - v0)
-    r = (1.0 - GAMMA) / GAMMA
-    for j in range(nj):
-        v1[j] = qd[j] + r * (v1[j] - qd[j])
-    _damp_solve(q, v1, GAMMA * h, locked, par, ipar, w, qd)
-
-
-@njit(cache=True, error_model="numpy")
-def _rk4(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
-    """One RK4 step of the undamped flow, in place."""
+def _stages(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
+    """One step of the stage scheme above, in place (4 dynamics evaluations)."""
     kq, kv, ks, save = w[10], w[11], w[12], w[13]
     nj = q.shape[0]
     q0 = save[0]
     v0 = save[1]
+    vd = save[2]
     for j in range(nj):
         q0[j] = q[j]
         v0[j] = qd[j]
     s00 = sd[0]
     s01 = sd[1]
-    cs = (0.0, 0.5, 0.5, 1.0)
-    bs = (1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0)
-    acc_q = w[17][1]
-    acc_v = w[17][2]
-    for j in range(nj):
-        acc_q[j] = 0.0
-        acc_v[j] = 0.0
-    as0 = 0.0
-    as1 = 0.0
+    if par[P_CD] > 0.0:
+        A, B, Cg, g = ROSW_A, ROSW_B, ROSW_C, ROSW_G
+    else:
+        A, B, Cg, g = RK4_A, RK4_B, RK4_C, 0.0
+    armh = g * h * par[P_CD]
     for st in range(4):
-        if st > 0:
-            c = cs[st] * h
-            for j in range(nj):
-                q[j] = q0[j] + c * kq[st - 1, j]
-                qd[j] = v0[j] + c * kv[st - 1, j]
-            sd[0] = s00 + c * ks[st - 1, 0]
-            sd[1] = s01 + c * ks[st - 1, 1]
+        tst = t
         for j in range(nj):
-            kq[st, j] = qd[j]
-        deriv(q, qd, sd, t + cs[st] * h, locked, target, par, ipar, w, kv[st], ks[st])
+            q[j] = q0[j]
+            qd[j] = v0[j]
+        sd[0] = s00
+        sd[1] = s01
+        for m in range(st):
+            a = A[st, m]
+            tst += a * h
+            if a != 0.0:
+                for j in range(nj):
+                    q[j] += a * kq[m, j]
+                    qd[j] += a * kv[m, j]
+                sd[0] += a * ks[m, 0]
+                sd[1] += a * ks[m, 1]
+        for j in range(nj):
+            vd[j] = qd[j]
+        for m in range(st):
+            c = Cg[st, m]
+            if c != 0.0:
+                for j in range(nj):
+                    vd[j] += c * kv[m, j]
+        deriv(q, qd, sd, tst, locked, target, par, ipar, w, kv[st], ks[st], vd, armh)
         cnt[C_EVALS] += 1
-        b = bs[st] * h
         for j in range(nj):
-            acc_q[j] += b * kq[st, j]
-            acc_v[j] += b * kv[st, j]
-        as0 += b * ks[st, 0]
-        as1 += b * ks[st, 1]
+            kq[st, j] = h * qd[j]
+            kv[st, j] = h * kv[st, j]
+        ks[st, 0] *= h
+        ks[st, 1] *= h
     for j in range(nj):
-        q[j] = q0[j] + acc_q[j]
-        qd[j] = v0[j] + acc_v[j]
-    sd[0] = s00 + as0
-    sd[1] = s01 + as1
+        q[j] = q0[j]
+        qd[j] = v0[j]
+    sd[0] = s00
+    sd[1] = s01
+    for m in range(4):
+        b = B[m]
+        for j in range(nj):
+            q[j] += b * kq[m, j]
+            qd[j] += b * kv[m, j]
+        sd[0] += b * ks[m, 0]
+        sd[1] += b * ks[m, 1]
 
 
 @njit(cache=True, error_model="numpy")
 def flow(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
-    """D(h/2) R(h) D(h/2), with soft-contact sub-steps; q, qd, sd in place."""
+    """Advance h with a fixed contact state (soft contact in sub-steps); in place."""
     nsub = max(ipar[I_NSUB], 1)
     hs = h / nsub
     for i in range(nsub):
         ts = t + i * hs
-        _damp(q, qd, 0.5 * hs, locked, par, ipar, w)
-        _rk4(q, qd, sd, ts, hs, locked, target, par, ipar, w, cnt)
+        _stages(q, qd, sd, ts, hs, locked, target, par, ipar, w, cnt)
         _set_base(q, qd, ts + hs, par, ipar, w[16])
-        _damp(q, qd, 0.5 * hs, locked, par, ipar, w)
     tmin = par[P_TMIN]
     for j in range(BASE, q.shape[0]):
         if locked[j]:

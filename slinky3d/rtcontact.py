@@ -22,6 +22,8 @@ from .rt import (
     C_EVENTS,
     C_IMPACTS,
     C_LCPFAIL,
+    C_SEPARATIONS,
+    C_STUCK,
     I_FREE,
     I_LAW,
     LAW_PAPER,
@@ -217,7 +219,7 @@ def resting(q, qd, sd, t, locked, target, par, ipar, w, cnt):
     scale = 0.0
     done = False
     for it in range(MAX_PIVOTS):
-        deriv(q, qd, sd, t, locked, target, par, ipar, w, qdd, sdd, True)
+        deriv(q, qd, sd, t, locked, target, par, ipar, w, qdd, sdd, qd, 0.0)
         cnt[C_EVALS] += 1
         if scale == 0.0:
             for j in range(j0, nj):
@@ -319,7 +321,7 @@ def step(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
                 has_locked = True
                 break
         if has_locked:
-            deriv(q, qd, sd, t + rem, locked, target, par, ipar, w, qdd, sdd, True)
+            deriv(q, qd, sd, t + rem, locked, target, par, ipar, w, qdd, sdd, qd, 0.0)
             cnt[C_EVALS] += 1
             for j in range(j0, nj):
                 lam1[j] = freq[j] if locked[j] else 0.0
@@ -353,6 +355,7 @@ def step(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
             else:
                 impact(q, qd, locked, par, ipar, w, cnt)
             if best == 0.0:
+                cnt[C_STUCK] += 1
                 # A touching joint, not closing and not pushed (theta'' >= 0 now),
                 # still sank within the step: the forces change within it. Hold it
                 # in contact until the step ends, else the step makes no progress.
@@ -361,6 +364,8 @@ def step(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
                         locked[j] = True
                         sticky[j] = True
                         qd[j] = 0.0
+        else:
+            cnt[C_SEPARATIONS] += 1
         # kind 2: a contact torque reached zero; the resting-contact LCP at the
         # top of the loop decides, with all contacts together, which coils separate
     return t
