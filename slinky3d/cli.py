@@ -147,7 +147,9 @@ def cmd_figure(args: argparse.Namespace) -> int:
 
     times = figure.parse_times(args.times)
     figure.require_matplotlib()  # before a long run, not after it
-    runs = [_figure_source(src, args, times) for src in args.scene]
+    # Every source is read and validated before any of them is simulated.
+    opened = [_open_source(src, args) for src in args.scene]
+    runs = [_run_source(o, args, times) for o in opened]
     traj = figure.combine([r[0] for r in runs], times)
     stems = [r[2] for r in runs]
     if len(runs) == 1:
@@ -162,22 +164,31 @@ def cmd_figure(args: argparse.Namespace) -> int:
     return 0
 
 
-def _figure_source(src: str, args: argparse.Namespace, times: list[float]) -> tuple:
-    """(trajectory, title, stem, Slinky names) of a recorded .npz or a scene run now."""
-    from . import figure, scene, trajectory
+def _open_source(src: str, args: argparse.Namespace) -> Any:
+    """A recorded .npz as a Trajectory, or a validated Scene."""
+    from . import scene, trajectory
 
     path = Path(src)
     if path.suffix == ".npz":
         if args.set:
             raise SlinkyError("--set applies to scenes, not to a recorded .npz")
         traj = trajectory.load(path)
+        return traj, path.stem
+    return scene.load(src, args.set)
+
+
+def _run_source(src: Any, args: argparse.Namespace, times: list[float]) -> tuple:
+    """(trajectory, title, stem, Slinky names); a scene is simulated up to the last time."""
+    from . import figure, trajectory
+
+    if isinstance(src, tuple):
+        traj, stem = src
         names = traj.meta.get("names") or [""] * len(traj.tracks)
-        return traj, traj.meta.get("title", path.stem), path.stem, names
-    sc = scene.load(src, args.set)
+        return traj, traj.meta.get("title", stem), stem, names
     fps = figure.grid_fps(times)
-    data, stats = _record(sc, times[-1], fps, args.solver)
-    traj = trajectory.from_data(data, _meta(sc, args, stats, fps))
-    return traj, sc.title, Path(sc.path).stem, [s.name for s in sc.slinkies]
+    data, stats = _record(src, times[-1], fps, args.solver)
+    traj = trajectory.from_data(data, _meta(src, args, stats, fps))
+    return traj, src.title, Path(src.path).stem, [s.name for s in src.slinkies]
 
 
 def cmd_scenes(args: argparse.Namespace) -> int:

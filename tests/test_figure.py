@@ -125,6 +125,10 @@ def test_several_runs_in_the_same_panels(capsys, fake, tmp_path):
     out = capsys.readouterr().out
     assert rc == 0 and "3Pa, 1Pb: 2 instants" in out and "-> 3Pa-vs-1Pb.png" in out
     assert len(fake) == 2  # 3Pa recorded once, 1Pb run for the figure
+    capsys.readouterr()
+    assert cli.main(["figure", "1Pb", "nonexistent", "--times", "0"]) == 2
+    assert "nonexistent: no such scene file" in capsys.readouterr().err
+    assert len(fake) == 2  # nothing simulated before the bad source was found
     rgb = np.asarray(Image.open(tmp_path / "3Pa-vs-1Pb.png").convert("RGB"), dtype=float)
     # Two Slinkies in matplotlib's first two colours.
     for colour in ([0x1F, 0x77, 0xB4], [0xFF, 0x7F, 0x0E]):
