@@ -180,3 +180,11 @@ def test_start_up_imports_no_gl_and_no_solver():
                        timeout=60)
     assert r.returncode == 0 and r.stdout.strip() == "[]", r.stderr
     assert {"screenshot", "run"} <= set(cli.build_parser()._subparsers._group_actions[0].choices)
+
+
+def test_a_broken_recording_is_one_line(capsys, fake, tmp_path):
+    (tmp_path / "bad.npz").write_bytes(b"not a zip file")
+    assert "bad.npz: not a readable .npz recording" in fails(capsys, "figure", "bad.npz",
+                                                             "--times", "0")
+    np.savez(tmp_path / "other.npz", x=np.zeros(3))
+    assert "not a slinky3d recording" in fails(capsys, "figure", "other.npz", "--times", "0")
