@@ -43,18 +43,15 @@ def kinematics(q, R, E, U):
         E[k + 1, 1] = E[k, 1] + 2.0 * R * U[k, 1]
 
 
-@njit(cache=True, error_model="numpy")
-def _axes(E, S):
-    """Joint motion subspaces S (N+3, 3) in world coordinates."""
-    n = E.shape[0] - 1
-    S[0, 0], S[0, 1], S[0, 2] = 0.0, 1.0, 0.0
-    S[1, 0], S[1, 1], S[1, 2] = 0.0, 0.0, 1.0
-    S[2, 0], S[2, 1], S[2, 2] = 1.0, E[0, 1], -E[0, 0]
-    for k in range(n):
-        s = 1.0 if k % 2 == 0 else -1.0
-        S[BASE + k, 0] = s
-        S[BASE + k, 1] = s * E[k, 1]
-        S[BASE + k, 2] = -s * E[k, 0]
+# Workspace columns, one row per joint (contiguous rows: plain 2D indexing is
+# several times faster in numba than column views of the same array).
+S0, S1, S2 = 0, 1, 2  # motion subspace
+C1, C2 = 3, 4  # velocity-product acceleration (its angular part is 0 in the plane)
+P0, P1, P2 = 5, 6, 7  # bias force
+I00, I01, I02, I11, I12, I22 = 8, 9, 10, 11, 12, 13  # articulated inertia (symmetric)
+U0, U1, U2 = 14, 15, 16  # I^A S
+DD, UU = 17, 18  # S^T I^A S + armature, tau - S^T p
+NCOL = 19
 
 
 @njit(cache=True, error_model="numpy")
@@ -70,39 +67,31 @@ def aba(q, qd, tau, presc, qdd_p, fext, armature, m, I, R, g, qdd, freq, E, U, w
     """
     nj = q.shape[0]
     kinematics(q, R, E, U)
-    S = ws[:, 0:3]
-    V = ws[:, 3:6]
-    C = ws[:, 6:9]
-    P = ws[:, 9:12]
-    Uv = ws[:, 12:15]
-    A = ws[:, 15:18]
-    IA = ws[:, 18:27]  # row-major 3x3 articulated inertia per joint
-    D = ws[:, 27]
-    uu = ws[:, 28]
-    _axes(E, S)
-    # Pass 1: velocities, velocity-product accelerations, body inertias and bias forces.
+    # Pass 1: axes, velocity products, body inertias and bias forces, base to tip.
     w = 0.0
     vx = 0.0
     vy = 0.0
     for j in range(nj):
-        sw = S[j, 0] * qd[j]
-        sx = S[j, 1] * qd[j]
-        sy = S[j, 2] * qd[j]
-        # c_j = v_j x (S_j qd_j), with v_j = v_{j-1} + S_j qd_j (so v_j x S qd = v_{j-1} x S qd)
-        C[j, 0] = 0.0
-        C[j, 1] = -w * sy + sw * vy
-        C[j, 2] = w * sx - sw * vx
+        if j == 0:
+            a0, a1, a2 = 0.0, 1.0, 0.0
+        elif j == 1:
+            a0, a1, a2 = 0.0, 0.0, 1.0
+        else:
+            k = j - BASE if j > 2 else 0
+            sg = 1.0 if (j == 2 or k % 2 == 0) else -1.0
+            a0, a1, a2 = sg, sg * E[k, 1], -sg * E[k, 0]
+        ws[j, S0] = a0
+        ws[j, S1] = a1
+        ws[j, S2] = a2
+        sw = a0 * qd[j]
+        sx = a1 * qd[j]
+        sy = a2 * qd[j]
+        # c_j = v_j x S_j qd_j = v_{j-1} x S_j qd_j
+        ws[j, C1] = -w * sy + sw * vy
+        ws[j, C2] = w * sx - sw * vx
         w += sw
         vx += sx
         vy += sy
-        V[j, 0] = w
-        V[j, 1] = vx
-        V[j, 2] = vy
-        for r in range(9):
-            IA[j, r] = 0.0
-        P[j, 0] = 0.0
-        P[j, 1] = 0.0
-        P[j, 2] = 0.0
         if j >= BASE:
             k = j - BASE
             cx = E[k, 0] + R * U[k, 0]
@@ -110,60 +99,58 @@ def aba(q, qd, tau, presc, qdd_p, fext, armature, m, I, R, g, qdd, freq, E, U, w
             i00 = I + m * (cx * cx + cy * cy)
             i01 = -m * cy
             i02 = m * cx
-            IA[j, 0] = i00
-            IA[j, 1] = i01
-            IA[j, 2] = i02
-            IA[j, 3] = i01
-            IA[j, 4] = m
-            IA[j, 6] = i02
-            IA[j, 8] = m
-            # h = I v (momentum), p = v x* h - f_ext; the angular part of h
-            # drops out of v x* h in the plane
+            ws[j, I00] = i00
+            ws[j, I01] = i01
+            ws[j, I02] = i02
+            ws[j, I11] = m
+            ws[j, I12] = 0.0
+            ws[j, I22] = m
+            # p = v x* (I v) - f_ext; the angular momentum drops out in the plane
             h1 = i01 * w + m * vx
             h2 = i02 * w + m * vy
-            P[j, 0] = vx * h2 - vy * h1 - fext[k, 0]
-            P[j, 1] = -w * h2 - fext[k, 1]
-            P[j, 2] = w * h1 - fext[k, 2]
-    # Pass 2: articulated inertias, tip to base.
+            ws[j, P0] = vx * h2 - vy * h1 - fext[k, 0]
+            ws[j, P1] = -w * h2 - fext[k, 1]
+            ws[j, P2] = w * h1 - fext[k, 2]
+        else:
+            for c in range(P0, I22 + 1):
+                ws[j, c] = 0.0
+    # Pass 2: articulated inertias and bias forces, tip to base.
     for j in range(nj - 1, -1, -1):
-        s0 = S[j, 0]
-        s1 = S[j, 1]
-        s2 = S[j, 2]
-        a00 = IA[j, 0]
-        a01 = IA[j, 1]
-        a02 = IA[j, 2]
-        a11 = IA[j, 4]
-        a12 = IA[j, 5]
-        a22 = IA[j, 8]
-        p0 = P[j, 0]
-        p1 = P[j, 1]
-        p2 = P[j, 2]
-        c0 = C[j, 0]
-        c1 = C[j, 1]
-        c2 = C[j, 2]
+        s0 = ws[j, S0]
+        s1 = ws[j, S1]
+        s2 = ws[j, S2]
+        a00 = ws[j, I00]
+        a01 = ws[j, I01]
+        a02 = ws[j, I02]
+        a11 = ws[j, I11]
+        a12 = ws[j, I12]
+        a22 = ws[j, I22]
+        p0 = ws[j, P0]
+        p1 = ws[j, P1]
+        p2 = ws[j, P2]
+        c1 = ws[j, C1]
+        c2 = ws[j, C2]
         if presc[j]:
             # Prescribed: the whole inertia passes to the parent; the known
             # acceleration S qdd_p acts like an extra velocity product.
-            e0 = c0 + s0 * qdd_p[j]
+            e0 = s0 * qdd_p[j]
             e1 = c1 + s1 * qdd_p[j]
             e2 = c2 + s2 * qdd_p[j]
             b00, b01, b02, b11, b12, b22 = a00, a01, a02, a11, a12, a22
             q0 = p0 + b00 * e0 + b01 * e1 + b02 * e2
             q1 = p1 + b01 * e0 + b11 * e1 + b12 * e2
             q2 = p2 + b02 * e0 + b12 * e1 + b22 * e2
-            D[j] = 0.0
-            uu[j] = 0.0
         else:
             x0 = a00 * s0 + a01 * s1 + a02 * s2
             x1 = a01 * s0 + a11 * s1 + a12 * s2
             x2 = a02 * s0 + a12 * s1 + a22 * s2
-            Uv[j, 0] = x0
-            Uv[j, 1] = x1
-            Uv[j, 2] = x2
+            ws[j, U0] = x0
+            ws[j, U1] = x1
+            ws[j, U2] = x2
             d = s0 * x0 + s1 * x1 + s2 * x2 + armature[j]
-            D[j] = d
+            ws[j, DD] = d
             u = tau[j] - (s0 * p0 + s1 * p1 + s2 * p2)
-            uu[j] = u
+            ws[j, UU] = u
             di = 1.0 / d
             y0 = x0 * di
             y1 = x1 * di
@@ -175,53 +162,47 @@ def aba(q, qd, tau, presc, qdd_p, fext, armature, m, I, R, g, qdd, freq, E, U, w
             b12 = a12 - x1 * y2
             b22 = a22 - x2 * y2
             r = u * di
-            q0 = p0 + b00 * c0 + b01 * c1 + b02 * c2 + x0 * r
-            q1 = p1 + b01 * c0 + b11 * c1 + b12 * c2 + x1 * r
-            q2 = p2 + b02 * c0 + b12 * c1 + b22 * c2 + x2 * r
+            q0 = p0 + b01 * c1 + b02 * c2 + x0 * r
+            q1 = p1 + b11 * c1 + b12 * c2 + x1 * r
+            q2 = p2 + b12 * c1 + b22 * c2 + x2 * r
         if j > 0:
-            IA[j - 1, 0] += b00
-            IA[j - 1, 1] += b01
-            IA[j - 1, 2] += b02
-            IA[j - 1, 3] += b01
-            IA[j - 1, 4] += b11
-            IA[j - 1, 5] += b12
-            IA[j - 1, 6] += b02
-            IA[j - 1, 7] += b12
-            IA[j - 1, 8] += b22
-            P[j - 1, 0] += q0
-            P[j - 1, 1] += q1
-            P[j - 1, 2] += q2
+            i = j - 1
+            ws[i, I00] += b00
+            ws[i, I01] += b01
+            ws[i, I02] += b02
+            ws[i, I11] += b11
+            ws[i, I12] += b12
+            ws[i, I22] += b22
+            ws[i, P0] += q0
+            ws[i, P1] += q1
+            ws[i, P2] += q2
     # Pass 3: accelerations, base to tip. The world base accelerates at +g (gravity).
     a0 = 0.0
     a1 = 0.0
     a2 = g
     for j in range(nj):
-        a0 += C[j, 0]
-        a1 += C[j, 1]
-        a2 += C[j, 2]
+        a1 += ws[j, C1]
+        a2 += ws[j, C2]
         if presc[j]:
             x = qdd_p[j]
         else:
-            x = (uu[j] - (Uv[j, 0] * a0 + Uv[j, 1] * a1 + Uv[j, 2] * a2)) / D[j]
+            x = (ws[j, UU] - (ws[j, U0] * a0 + ws[j, U1] * a1 + ws[j, U2] * a2)) / ws[j, DD]
         qdd[j] = x
-        a0 += S[j, 0] * x
-        a1 += S[j, 1] * x
-        a2 += S[j, 2] * x
-        A[j, 0] = a0
-        A[j, 1] = a1
-        A[j, 2] = a2
+        a0 += ws[j, S0] * x
+        a1 += ws[j, S1] * x
+        a2 += ws[j, S2] * x
         if presc[j]:
-            f0 = IA[j, 0] * a0 + IA[j, 1] * a1 + IA[j, 2] * a2 + P[j, 0]
-            f1 = IA[j, 3] * a0 + IA[j, 4] * a1 + IA[j, 5] * a2 + P[j, 1]
-            f2 = IA[j, 6] * a0 + IA[j, 7] * a1 + IA[j, 8] * a2 + P[j, 2]
-            freq[j] = S[j, 0] * f0 + S[j, 1] * f1 + S[j, 2] * f2
+            f0 = ws[j, I00] * a0 + ws[j, I01] * a1 + ws[j, I02] * a2 + ws[j, P0]
+            f1 = ws[j, I01] * a0 + ws[j, I11] * a1 + ws[j, I12] * a2 + ws[j, P1]
+            f2 = ws[j, I02] * a0 + ws[j, I12] * a1 + ws[j, I22] * a2 + ws[j, P2]
+            freq[j] = ws[j, S0] * f0 + ws[j, S1] * f1 + ws[j, S2] * f2
         else:
             freq[j] = 0.0
 
 
 def workspace(n: int) -> np.ndarray:
     """Scratch memory for `aba` with n half hoops, one row per joint."""
-    return np.zeros((n + BASE, 29))
+    return np.zeros((n + BASE, NCOL))
 
 
 @njit(cache=True, error_model="numpy")

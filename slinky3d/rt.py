@@ -25,7 +25,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .aba import BASE, aba, kinematics, point_force
+from .aba import BASE, aba, kinematics, point_force, workspace
 
 # par: float parameters
 P_M, P_I, P_R, P_G, P_K, P_CD, P_TMIN, P_KC, P_DC = range(9)
@@ -69,7 +69,7 @@ class Work:
 
     def __init__(self, n: int):
         nj = n + BASE
-        self.ws = np.zeros((nj, 29))
+        self.ws = workspace(n)
         self.E = np.zeros((n + 1, 2))
         self.U = np.zeros((n, 2))
         self.tau = np.zeros(nj)

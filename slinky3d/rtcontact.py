@@ -39,6 +39,7 @@ from .rt import (
 )
 
 VEL_TOL = 1e-9  # rad/s: a touching joint this slow counts as at rest
+SEP_MIN = 0.02  # fraction of a sub-step below which a separation is not split off
 MAX_PIVOTS = 60
 
 
@@ -327,7 +328,11 @@ def step(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
                 lam1[j] = freq[j] if locked[j] else 0.0
                 if locked[j] and lam1[j] < 0.0 and lam0[j] > 0.0:
                     s = lam0[j] / (lam0[j] - lam1[j])
-                    if s < best:
+                    # The contact torque goes to zero continuously, so a separation
+                    # found again right at the start of the sub-step (the previous
+                    # location was good) is left to the next step's contact solve:
+                    # refining it further would only repeat the sub-step.
+                    if s >= SEP_MIN and s < best:
                         best = s
                         kind = 2
         if kind == 0 or nev >= MAX_EVENTS:
