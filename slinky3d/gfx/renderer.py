@@ -141,6 +141,7 @@ class Renderer:
             "pixel_size": 2.0 * np.tan(np.radians(cam.fov_deg) / 2) / h,
             "fade": max(3.0 * stage.size, 2.5 * cam.distance),
         }
+        self._tick("prepare")
         ctx.enable_only(moderngl.DEPTH_TEST)
         ctx.depth_func = "<"
         # Shadow pass (ribbons are single-sided: no culling).
@@ -381,10 +382,11 @@ def _screen_rect(cam: OrbitCamera, lo, hi, w: int, h: int, pad: int = 6):
     c = corners(lo, hi)
     clip = np.c_[c, np.ones(8)] @ cam.view_proj(w / h)
     if np.any(clip[:, 3] <= 1e-6):
-        return (0, 0, w, h)  # the box reaches behind the eye: smooth everything
+        return (1, 1, w - 2, h - 2)  # the box reaches behind the eye: smooth everything
     px = cam.project(c, w, h)
-    x0, x1 = int(max(px[:, 0].min() - pad, 0)), int(min(px[:, 0].max() + pad, w))
-    y0, y1 = int(max(h - px[:, 1].max() - pad, 0)), int(min(h - px[:, 1].min() + pad, h))
+    # A pixel inside the frame: FXAA's neighbour fetches then never leave the image.
+    x0, x1 = int(max(px[:, 0].min() - pad, 1)), int(min(px[:, 0].max() + pad, w - 1))
+    y0, y1 = int(max(h - px[:, 1].max() - pad, 1)), int(min(h - px[:, 1].min() + pad, h - 1))
     return (x0, y0, max(x1 - x0, 0), max(y1 - y0, 0))
 
 
