@@ -89,11 +89,14 @@ class Work:
         self.vec = np.zeros((4, 3))
         self.scratch = np.zeros((6, nj))  # 0 zeros/tmp, 1-2 RK sums, 3 v+, 4-5 step start
         self.bscratch = np.zeros((4, nj), dtype=np.bool_)  # cand, act, viol, sticky
+        # flags[0] = 1: qdd/freq hold the dynamics of the current state and contacts
+        # (the end of the last step), so the next contact solve need not redo it
+        self.flags = np.zeros(2, dtype=np.int64)
 
     def arrays(self):
         return (self.ws, self.E, self.U, self.tau, self.fext, self.presc, self.qdd_p,
                 self.arm, self.qdd, self.freq, self.kq, self.kv, self.ks, self.save,
-                self.lam0, self.lam1, self.vec, self.scratch, self.bscratch)
+                self.lam0, self.lam1, self.vec, self.scratch, self.bscratch, self.flags)
 
 
 @njit(cache=True, error_model="numpy")
@@ -106,7 +109,7 @@ def deriv(q, qd, sd, t, locked, target, par, ipar, w, out_qdd, out_sd, vdamp, ar
     stage's combination) and is implicit through the armature armh = gamma h C_D.
     """
     (ws, E, U, tau, fext, presc, qdd_p, arm, qdd, freq, kq, kv, ks, save,
-     lam0, lam1, vec, scratch, bscratch) = w
+     lam0, lam1, vec, scratch, bscratch, flags) = w
     nj = q.shape[0]
     n = nj - BASE
     free = ipar[I_FREE] != 0

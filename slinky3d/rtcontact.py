@@ -67,7 +67,7 @@ def impact(q, qd, locked, par, ipar, w, cnt):
     over the touching joints. Afterwards `locked` is the set with v+ = 0.
     """
     (ws, E, U, tau, fext, presc, qdd_p, arm, qdd, freq, kq, kv, ks, save,
-     lam0, lam1, vec, scratch, bscratch) = w
+     lam0, lam1, vec, scratch, bscratch, flags) = w
     nj = q.shape[0]
     n = nj - BASE
     tmin = par[P_TMIN]
@@ -191,12 +191,13 @@ def paper_impact(q, qd, locked, par, ipar, w, cnt):
 
 
 @njit(cache=True, error_model="numpy")
-def resting(q, qd, sd, t, locked, target, par, ipar, w, cnt):
+def resting(q, qd, sd, t, locked, target, par, ipar, w, cnt, fresh=False):
     """Acceleration-level contact LCP: which touching, resting joints stay locked.
 
     Locked joints need a compressive torque (>= 0); free touching joints at rest
     need theta'' >= 0. On return w's freq - (spring) holds the contact torques
-    of the locked joints (lam0) and qdd the accelerations.
+    of the locked joints (lam0) and qdd the accelerations. `fresh`: w already
+    holds the dynamics of this state and contact set.
     """
     nj = q.shape[0]
     tmin = par[P_TMIN]
@@ -220,8 +221,9 @@ def resting(q, qd, sd, t, locked, target, par, ipar, w, cnt):
     scale = 0.0
     done = False
     for it in range(MAX_PIVOTS):
-        deriv(q, qd, sd, t, locked, target, par, ipar, w, qdd, sdd, qd, 0.0)
-        cnt[C_EVALS] += 1
+        if not (fresh and it == 0):
+            deriv(q, qd, sd, t, locked, target, par, ipar, w, qdd, sdd, qd, 0.0)
+            cnt[C_EVALS] += 1
         if scale == 0.0:
             for j in range(j0, nj):
                 if locked[j] and abs(freq[j]) > scale:
@@ -294,10 +296,14 @@ def step(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
     for j in range(nj):
         sticky[j] = False
     sdd = w[12][4]
+    flags = w[19]
+    fresh = flags[0] == 1
+    flags[0] = 0
     rem = h
     nev = 0
     while rem > 1e-12 * h:
-        resting(q, qd, sd, t, locked, target, par, ipar, w, cnt)
+        resting(q, qd, sd, t, locked, target, par, ipar, w, cnt, fresh)
+        fresh = False
         for j in range(nj):
             y0[4][j] = q[j]
             y0[5][j] = qd[j]
@@ -337,6 +343,8 @@ def step(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
                         kind = 2
         if kind == 0 or nev >= MAX_EVENTS:
             t += rem
+            if has_locked:
+                flags[0] = 1
             break
         nev += 1
         cnt[C_EVENTS] += 1

@@ -83,6 +83,7 @@ class SlinkySolver:
         self.target = np.zeros(2)
         self.locked = np.zeros(n + BASE, dtype=np.bool_)
         self.cnt[:] = 0
+        self._touched()
         self.ipar[rt.I_FREE] = 0
         self.ipar[rt.I_GRAB] = 0
         if not self.spec.anchor.held_at(0.0):
@@ -93,8 +94,13 @@ class SlinkySolver:
             self.q[j0:][touching] = self.p.theta_min
             self.locked[j0:] = touching
 
+    def _touched(self) -> None:
+        """The state or the drives changed from outside: no cached dynamics."""
+        self.work.flags[0] = 0
+
     def _free_anchor(self) -> None:
         """The anchored end lets go: its pose becomes free, joint 1 loses its spring."""
+        self._touched()
         self.ipar[rt.I_FREE] = 1
         # bar 1's rotation is now carried by phi_A; theta_1 is frozen
         self.qd[2] += self.qd[BASE]
@@ -137,13 +143,16 @@ class SlinkySolver:
         self.sd[:] = self.target - E[k]  # Maxwell branch starts unloaded
         self.ipar[rt.I_GRABK] = k
         self.ipar[rt.I_GRAB] = 1
+        self._touched()
 
     def move_grab(self, target: tuple[float, float]) -> None:
         if np.all(np.isfinite(target)):
             self.target[:] = target
+            self._touched()
 
     def release_grab(self) -> None:
         self.ipar[rt.I_GRAB] = 0
+        self._touched()
 
     @property
     def grabbed(self) -> int | None:
@@ -200,6 +209,7 @@ class SlinkySolver:
 
     def restore(self, state: tuple) -> None:
         q, qd, sd, locked, ipar, target, k = state
+        self._touched()
         self.q[:], self.qd[:], self.sd[:], self.locked[:] = q, qd, sd, locked
         self.ipar[:], self.target[:] = ipar, target
         self.k = k

@@ -1,0 +1,105 @@
+"""Real-time solver throughput: wall seconds per simulated second, real-time factor,
+and cost versus the number of half hoops N.  Headless, single-threaded.
+
+    python benchmarks/bench_solver.py [--repeat 3] [--quick]
+
+Prints medians over repeats (machines are noisy); JIT compilation is excluded
+(warmed up first).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout too
+
+from slinky3d import scene  # noqa: E402
+from slinky3d.aba import aba, workspace  # noqa: E402
+from slinky3d.sim import Simulation  # noqa: E402
+
+
+def run_scene(sc, seconds: float, repeat: int) -> tuple[float, dict]:
+    """Median wall seconds per simulated second, and the counters of the last run."""
+    walls = []
+    info: dict = {}
+    for _ in range(repeat):
+        sim = Simulation(sc)
+        steps = round(seconds / sim.h)
+        t0 = time.perf_counter()
+        for _ in range(steps // 10):  # ten steps at a time, as the viewer's thread does
+            sim.step(10)
+        walls.append((time.perf_counter() - t0) / seconds)
+        s = sim.slinkies[0]
+        info = {"impacts": s.impacts, "evals": s.evals, "steps": steps, "h": sim.h}
+    return float(np.median(walls)), info
+
+
+def scaled(n: int) -> list[str]:
+    """A steel Slinky of n half hoops (same mass, length and stiffness, finer hoops),
+    hanging at rest with its bottom coils collapsed, its top end shaken at 2 Hz."""
+    return [f"slinky.n_coils={n / 2}", "slinky.anchor.condition='scripted'",
+            "slinky.anchor.motion.amplitude=[0.0, 0.02]", "slinky.anchor.motion.frequency=2.0"]
+
+
+def eval_cost(n: int, reps: int = 2000) -> float:
+    """Microseconds per O(N) dynamics evaluation (minimum of 7 batches)."""
+    rng = np.random.default_rng(0)
+    q = np.concatenate([np.zeros(3), 0.03 + rng.uniform(0, 0.1, n)])
+    qd = rng.normal(size=n + 3)
+    args = (q, qd, np.zeros(n + 3), np.r_[np.ones(3, bool), np.zeros(n, bool)],
+            np.zeros(n + 3), np.zeros((n, 3)), np.zeros(n + 3), 1e-3, 1e-7, 0.03, 9.81,
+            np.zeros(n + 3), np.zeros(n + 3), np.zeros((n + 1, 2)), np.zeros((n, 2)),
+            workspace(n))
+    aba(*args)
+    best = math.inf
+    for _ in range(7):
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            aba(*args)
+        best = min(best, (time.perf_counter() - t0) / reps)
+    return best * 1e6
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--quick", action="store_true", help="shorter runs (smoke test)")
+    a = ap.parse_args()
+    secs = 0.3 if a.quick else 3.0
+    # warm the JIT (and its cache) so compilation is not timed
+    Simulation(scene.load("1Pa")).step(20)
+
+    print(f"paper tests, impacts on, {secs:g} s simulated (median of {a.repeat}):")
+    print(f"{'scene':8} {'N':>5} {'h ms':>6} {'wall s/sim s':>13} {'x real time':>12} "
+          f"{'impacts':>8} {'evals/step':>10}")
+    for name in ("1Pa", "4S"):
+        sc = scene.load(name, [f"duration={secs}"])
+        w, info = run_scene(sc, secs, a.repeat)
+        print(f"{name:8} {sc.slinkies[0].params.N:5d} {info['h'] * 1e3:6.2f} {w:13.4f} "
+              f"{1 / w:12.1f} {info['impacts']:8d} {info['evals'] / info['steps']:10.2f}")
+
+    print(f"\ncost versus N: steel Slinky, n half hoops, hanging, top shaken at 2 Hz, "
+          f"contacts on, {secs / 3:g} s simulated:")
+    print(f"{'N':>5} {'wall s/sim s':>13} {'x real time':>12} {'us/eval':>8} {'evals/step':>10}")
+    ns = (75, 150, 300, 600, 1000)
+    walls, evs = [], []
+    for n in ns:
+        sc = scene.load("hanging-steel", scaled(n) + [f"duration={secs / 3}"])
+        w, info = run_scene(sc, secs / 3, a.repeat)
+        e = eval_cost(n)
+        walls.append(w)
+        evs.append(e)
+        print(f"{n:5d} {w:13.4f} {1 / w:12.1f} {e:8.2f} {info['evals'] / info['steps']:10.2f}")
+    k = np.polyfit(np.log(ns), np.log(walls), 1)[0]
+    ke = np.polyfit(np.log(ns), np.log(evs), 1)[0]
+    print(f"fitted exponent, cost ~ N^k: k = {k:.2f} (whole step), {ke:.2f} (one evaluation)")
+
+
+if __name__ == "__main__":
+    main()
