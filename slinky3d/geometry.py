@@ -228,6 +228,39 @@ def holder_boxes(
     return out
 
 
+def hand_boxes(sl: SlinkySnapshot, colour: tuple[float, ...]) -> list[np.ndarray]:
+    """A stylised hand holding each held end from outside: the palm on the end half hoop
+    (on the side away from its neighbour), fingers and thumb reaching past its rim, and
+    the forearm going away from the Slinky. Boxes only; nothing enters the coils."""
+    out = []
+    e = np.asarray(sl.ends, float)
+    C, u, sign = hoop_frames(e)
+    if len(C) < 2:
+        return out
+    t = wire_thickness(sl)
+    for held, k, nb in ((sl.anchor_held, 0, 1), (sl.far_held, len(C) - 1, len(C) - 2)):
+        if not held:
+            continue
+        perp = np.array([-u[k, 1], u[k, 0]])
+        if perp @ (C[k] - C[nb]) < 0:
+            perp = -perp
+        axes = np.array([[*u[k], 0.0], [*perp, 0.0], [0.0, 0.0, 1.0]])
+        if np.linalg.det(axes) < 0:
+            axes[2] = -axes[2]
+        origin = np.r_[C[k], 0.0]
+        # (offset along the bar, out from the coil, across in z), half extents
+        parts = [((0.0, 0.011, 0.0), (0.042, 0.011, 0.038))]  # palm on the end half hoop
+        bulge = sign[k] * (sl.R + 0.008)  # fingers outside the half hoop's bulge
+        parts += [((x, -0.007, bulge), (0.0075, 0.026, 0.0075))
+                  for x in (-0.027, -0.009, 0.009, 0.027)]
+        parts += [((0.0, -0.001, -bulge), (0.009, 0.02, 0.008)),  # thumb
+                  ((0.0, 0.101, 0.0), (0.03, 0.085, 0.028))]  # forearm
+        for (x, y, w), half in parts:
+            centre = origin + x * axes[0] + (0.5 * t + y) * axes[1] + [0.0, 0.0, w]
+            out.append(box(centre, half, colour, axes))
+    return out
+
+
 def stair_boxes(steps, depth: float, floor_y: float, colour: tuple[float, ...]) -> list:
     """One block per step (x0, x1, top_y), from the floor up, centred on z = 0."""
     return [span_box([x0, min(floor_y, top - 0.01), -0.5 * depth], [x1, top, 0.5 * depth],

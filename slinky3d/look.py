@@ -15,7 +15,7 @@ from typing import Any
 from .errors import SceneError
 
 MATERIALS = ("auto", "steel", "plastic")
-ANCHORS = ("post", "none")
+ANCHORS = ("post", "hand", "none")
 
 RGB = tuple[float, float, float]
 Step = tuple[float, float, float]  # (x0, x1, top_y): a stair block, m
@@ -43,7 +43,7 @@ class Look:
     stairs: tuple[Step, ...] = ()
     stairs_colour: RGB = (0.55, 0.38, 0.22)
     stairs_depth: float = 0.30  # m, extent along z
-    anchor: str = "post"  # holder drawn at a held end: "post" or "none"
+    anchor: str = "post"  # holder drawn at a held end: "post", "hand" or "none"
 
     def material_for(self, preset: str) -> str:
         """The concrete material for a Slinky of the given preset name."""

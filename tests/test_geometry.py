@@ -121,3 +121,15 @@ def test_holders_only_at_held_ends(snap):
     d = point_line_distance(plate[:, :2], sl.ends[0], sl.ends[1])
     assert d.min() >= 0.5 * t - 1e-9
     assert plate[:, 1].min() > sl.ends[2:, 1].max()  # hanging: the plate is on top
+
+
+def test_hand_holds_from_outside(snap):
+    sl = snap.slinkies[0]
+    assert geo.hand_boxes(replace(sl, anchor_held=False), (1, 1, 1, 1)) == []
+    hand = np.concatenate(geo.hand_boxes(sl, (1, 1, 1, 1)))[:, :3]
+    t = geo.wire_thickness(sl)
+    # Every corner is outside the first half hoop's slab or beyond its bulge in z.
+    d = point_line_distance(hand[:, :2], sl.ends[0], sl.ends[1])
+    above = hand[:, 1] > sl.ends[:2, 1].min()  # hanging: the hand is on top
+    assert np.all((d >= 0.5 * t - 1e-9) & above | (np.abs(hand[:, 2]) >= sl.R))
+    assert len(geo.hand_boxes(replace(sl, far_held=True), (1, 1, 1, 1))) == 14

@@ -23,7 +23,7 @@ def test_look_values():
             "floor": False,
             "floor_y": -1.5,
             "stairs": [[0.0, 0.2, -0.1], [0.2, 0.4, -0.2]],
-            "anchor": "none",
+            "anchor": "hand",
         },
         "s.toml",
     )
@@ -31,7 +31,7 @@ def test_look_values():
     assert look.colour == (0.1, 0.2, 0.3)
     assert look.wire_width == 0.004 and look.floor_y == -1.5
     assert look.stairs == ((0.0, 0.2, -0.1), (0.2, 0.4, -0.2))
-    assert look.anchor == "none"
+    assert look.anchor == "hand"
 
 
 def test_material_auto_follows_preset():

@@ -33,6 +33,7 @@ from .quality import set_uniform as _set
 from .shaders import program
 
 HOLDER_COLOUR = (0.30, 0.31, 0.33, 1.0)  # rgb + gloss
+SKIN_COLOUR = (0.72, 0.50, 0.38, 0.15)
 
 
 class Renderer:
@@ -286,9 +287,11 @@ class Renderer:
 
     def _build_decor(self, snap: Snapshot, look: Look, floor_y: float) -> np.ndarray:
         parts = []
-        if look.anchor == "post":
-            for sl in snap.slinkies:
+        for sl in snap.slinkies:
+            if look.anchor == "post":
                 parts += geo.holder_boxes(sl, floor_y, HOLDER_COLOUR)
+            elif look.anchor == "hand":
+                parts += geo.hand_boxes(sl, SKIN_COLOUR)
         parts += geo.stair_boxes(look.stairs, look.stairs_depth, floor_y,
                                  (*look.stairs_colour, 0.0))
         return np.concatenate(parts) if parts else np.zeros((0, 10), "f4")
