@@ -219,3 +219,33 @@ def point_force(E, k, fx, fy, fext):
     fext[b, 0] += px * fy - py * fx
     fext[b, 1] += fx
     fext[b, 2] += fy
+
+
+@njit(cache=True, error_model="numpy")
+def energy(q, qd, m, I, R, g, k, spring_from, E, U):  # noqa: E741
+    """Total mechanical energy T + V in O(N); springs on joints >= spring_from.
+
+    The same quantity as chain.energy (which tests compare it with), compiled
+    because the divergence guard evaluates it after every chunk of steps.
+    """
+    kinematics(q, R, E, U)
+    n = q.shape[0] - BASE
+    T = 0.0
+    V = 0.0
+    w = qd[2]
+    ex = qd[0]  # velocity of E_k
+    ey = qd[1]
+    for i in range(n):
+        s = 1.0 if i % 2 == 0 else -1.0
+        w += s * qd[BASE + i]
+        dx = -w * U[i, 1]  # d u / dt
+        dy = w * U[i, 0]
+        cx = ex + R * dx
+        cy = ey + R * dy
+        T += 0.5 * (I * w * w + m * (cx * cx + cy * cy))
+        ex += 2.0 * R * dx
+        ey += 2.0 * R * dy
+        V += m * g * (E[i, 1] + R * U[i, 1])
+        if BASE + i >= spring_from:
+            V += 0.5 * k * q[BASE + i] * q[BASE + i]
+    return T + V

@@ -111,7 +111,7 @@ class Scene:
     title: str = "untitled"
     description: str = ""
     duration: float = 1.0  # s
-    dt: float = 1e-3  # real-time solver step, s
+    dt: float = 2e-3  # real-time solver step, s (README: why 2 ms)
     path: str = ""
     look: Any = None  # slinky3d.look.Look
     camera: Any = None  # slinky3d.look.CameraHint

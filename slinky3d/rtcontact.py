@@ -208,7 +208,7 @@ def resting(q, qd, sd, t, locked, target, par, ipar, w, cnt, fresh=False):
     cand = w[18][0]
     viol = w[18][2]
     sticky = w[18][3]
-    sdd = w[12][4]
+    sdd = w[12][12]
     any_c = False
     for j in range(nj):
         cand[j] = locked[j] or (j >= j0 and q[j] <= tmin + POS_TOL and abs(qd[j]) <= VEL_TOL)
@@ -295,7 +295,7 @@ def step(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
     sticky = w[18][3]
     for j in range(nj):
         sticky[j] = False
-    sdd = w[12][4]
+    sdd = w[12][12]
     flags = w[19]
     fresh = flags[0] == 1
     flags[0] = 0

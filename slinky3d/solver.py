@@ -13,6 +13,7 @@ import numpy as np
 
 from . import chain, rt
 from .aba import BASE
+from .aba import energy as aba_energy
 from .model import SlinkySpec
 from .rtcontact import run, step
 
@@ -129,7 +130,9 @@ class SlinkySolver:
         return int(self.cnt[rt.C_EVALS])
 
     def energy(self) -> float:
-        return chain.energy(self.p, self.q, self.qd, self.free)
+        p = self.p
+        return float(aba_energy(self.q, self.qd, p.m, p.I, p.R, p.g, p.k_coil,
+                                BASE + 1 if self.free else BASE, self.work.E, self.work.U))
 
     def ends(self) -> np.ndarray:
         return chain.end_points(self.q, self.p.R)
@@ -214,3 +217,19 @@ class SlinkySolver:
         self.ipar[:], self.target[:] = ipar, target
         self.k = k
         self.t = k * self.h
+
+
+def warm_up() -> None:
+    """Load (or compile) the compiled kernels on a tiny chain, so that timings of a
+    real run measure the solver and not numba's cache loading."""
+    from .model import ContactSpec, EndSpec
+    from .params import preset
+
+    p = preset("plastic", n_coils=2.0)
+    for cd in (0.0, 1e-3):
+        q0 = np.zeros(p.N + BASE)
+        q0[BASE:] = p.theta_min
+        spec = SlinkySpec(params=p.with_(C_D=cd), anchor=EndSpec("held"),
+                          far=EndSpec("free", 0.0), q0=q0, contact=ContactSpec())
+        s = SlinkySolver(spec, 1e-3)
+        s.advance(2)

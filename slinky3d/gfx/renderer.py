@@ -33,6 +33,7 @@ from .quality import set_uniform as _set
 from .shaders import program
 
 HOLDER_COLOUR = (0.30, 0.31, 0.33, 1.0)  # rgb + gloss
+LODS = (6, 8, 12, 16, 24)  # segments per half turn below the preset's maximum
 SKIN_COLOUR = (0.72, 0.50, 0.38, 0.15)
 
 
@@ -67,8 +68,11 @@ class Renderer:
             for m in ("steel", "plastic"):
                 p["np_" + m] = program(ctx, "helix.glsl", {**ds, "PRECOMPUTED": "",
                                                            m.upper(): ""})
-        self._tpl = {k: (ctx.buffer(t.vertices.tobytes()), ctx.buffer(t.indices.tobytes()))
-                     for k, t in (("main", self.template), ("shadow", self.shadow_template))}
+        # Levels of detail: fewer segments when a hoop is small on screen (triangle setup
+        # is what the helices cost on a software rasterizer).
+        self.lods = sorted({s for s in LODS if s < q.segments} | {q.segments})
+        self._tpl: dict = {}
+        self.last_triangles = {"main": 0, "shadow": 0}
         quad = ctx.buffer(np.array([0, 0, 1, 0, 0, 1, 1, 1], "f4").tobytes())
         self._floor_vaos = {k: ctx.vertex_array(p[k], [(quad, "2f", "in_xz")])
                             for k in ("floor", "floor_shadow")}
@@ -123,6 +127,7 @@ class Renderer:
         ctx, q = self.ctx, self.quality
         w, h = self.size
         self._tick(None)
+        self.last_triangles = {"main": 0, "shadow": 0}
         stage = stage or stage_for(look, snap)
         boxes = self._decor(snap, look, stage.floor_y)
         lo, hi = geo.bounds(snap, pad=0.02)
@@ -209,9 +214,30 @@ class Renderer:
         return np.frombuffer(data, np.uint8).reshape(h, w, 3)[::-1].copy()
 
     def triangles(self, snap: Snapshot) -> dict[str, int]:
-        """Helix triangles per frame: main pass and shadow pass."""
+        """Helix triangles drawn in the last frame (main pass, after the level of detail)
+        and per shadow pass, and the most the main pass can draw."""
         n = sum(sl.N for sl in snap.slinkies)
-        return {"main": n * self.template.triangles, "shadow": n * self.shadow_template.triangles}
+        return {**self.last_triangles, "max": n * self.template.triangles}
+
+    def _template(self, segments: int | None):
+        """GL buffers of the template with that many segments (None: the shadow ribbon)."""
+        if segments not in self._tpl:
+            t = self.shadow_template if segments is None else geo.template(segments)
+            self._tpl[segments] = (self.ctx.buffer(t.vertices.tobytes()),
+                                   self.ctx.buffer(t.indices.tobytes()), t)
+        return self._tpl[segments]
+
+    def _segments_for(self, sl, eye, pixel_size: float) -> int:
+        """Fewest segments whose polygon stays within a third of a pixel of the circle."""
+        if pixel_size <= 0.0:
+            return self.lods[-1]
+        centres = np.c_[0.5 * (sl.ends[1:] + sl.ends[:-1]), np.zeros(sl.N)]
+        d = max(float(np.min(np.linalg.norm(centres - np.asarray(eye), axis=1))) - sl.R, 1e-3)
+        radius_px = sl.R / (pixel_size * d)
+        for seg in self.lods:
+            if radius_px * (1.0 - np.cos(np.pi / (2 * seg))) <= 0.33:
+                return seg
+        return self.lods[-1]
 
     # -- passes --------------------------------------------------------------------
     def _draw_backdrop(self, look: Look, cam: OrbitCamera, stage: Stage, view_proj,
@@ -322,7 +348,9 @@ class Renderer:
                 prog = self.progs["np_" + material]
                 self._uniforms(prog, vp, common)
                 self._material(prog, look)
-                self._draw_numpy(sl, width, prog)
+                seg = self._segments_for(sl, common["eye"], common["pixel_size"])
+                self._draw_numpy(sl, width, prog, self._template(seg)[2])
+                self.last_triangles["main"] += sl.N * self._template(seg)[2].triangles
                 continue
             name = "helix_depth" if depth else "helix_" + material
             prog = self.progs[name]
@@ -332,28 +360,30 @@ class Renderer:
             _set(prog, "half_width", 0.5 * width)
             _set(prog, "half_thick", 0.5 * geo.wire_thickness(sl))
             _set(prog, "pixel_size", 0.0 if depth else common["pixel_size"])
-            buf, vao = self._helix_vao(i, sl.N, name)
+            seg = None if depth else self._segments_for(sl, common["eye"], common["pixel_size"])
+            buf, vao, tpl = self._helix_vao(i, sl.N, name, seg)
             buf.write(_near_first(geo.instances(sl), common["eye"], sl.R).tobytes())
             vao.render(moderngl.TRIANGLES, instances=sl.N)
+            self.last_triangles["shadow" if depth else "main"] += sl.N * tpl.triangles
 
-    def _helix_vao(self, i: int, n: int, name: str):
+    def _helix_vao(self, i: int, n: int, name: str, segments: int | None):
         while len(self._hoops) <= i:
             self._hoops.append((None, {}))
         buf, vaos = self._hoops[i]
         if buf is None or buf.size != n * 24:
             buf, vaos = self.ctx.buffer(reserve=n * 24, dynamic=True), {}
             self._hoops[i] = (buf, vaos)
-        if name not in vaos:
-            vbo, ibo = self._tpl["shadow" if name == "helix_depth" else "main"]
-            vaos[name] = self.ctx.vertex_array(
+        vbo, ibo, tpl = self._template(segments)
+        if (name, segments) not in vaos:
+            vaos[name, segments] = self.ctx.vertex_array(
                 self.progs[name],
                 [(vbo, "3f 2f", "in_vert", "in_face"), (buf, "4f 2f/i", "in_hoop", "in_hoop2")],
                 index_buffer=ibo, index_element_size=4, skip_errors=True)
-        return buf, vaos[name]
+        return buf, vaos[name, segments], tpl
 
-    def _draw_numpy(self, sl, width: float, prog) -> None:
+    def _draw_numpy(self, sl, width: float, prog, tpl) -> None:
         """The numpy-extrusion path (benchmark only): whole mesh built and uploaded."""
-        m = geo.extrude(sl, width, self.template)
+        m = geo.extrude(sl, width, tpl)
         data = np.c_[m.positions, m.normals, m.tangents, m.along].astype("f4")
         vbo = self.ctx.buffer(data.tobytes())
         ibo = self.ctx.buffer(m.indices.tobytes())
