@@ -112,7 +112,8 @@ def main() -> None:
             print(f"{quality:8s} {extrusion:5s} extrusion, {cam} camera: median "
                   f"{m['median']:6.1f} ms, 10th percentile {m['p10']:6.1f} ms wall, "
                   f"{m['cpu_median']:6.1f} ms CPU  ({aa}, shadow {q.shadow_size}, "
-                  f"{q.segments} segments, {tri['main']} + {tri['shadow']} helix triangles)")
+                  f"{tri['main'] // (157 * 8)} of at most {q.segments} segments here, "
+                  f"{tri['main']} + {tri['shadow']} helix triangles)")
 
 
 if __name__ == "__main__":
