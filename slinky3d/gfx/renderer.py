@@ -228,14 +228,14 @@ class Renderer:
         return self._tpl[segments]
 
     def _segments_for(self, sl, eye, pixel_size: float) -> int:
-        """Fewest segments whose polygon stays within a third of a pixel of the circle."""
+        """Fewest segments whose polygon stays within half a pixel of the circle."""
         if pixel_size <= 0.0:
             return self.lods[-1]
         centres = np.c_[0.5 * (sl.ends[1:] + sl.ends[:-1]), np.zeros(sl.N)]
         d = max(float(np.min(np.linalg.norm(centres - np.asarray(eye), axis=1))) - sl.R, 1e-3)
         radius_px = sl.R / (pixel_size * d)
         for seg in self.lods:
-            if radius_px * (1.0 - np.cos(np.pi / (2 * seg))) <= 0.33:
+            if radius_px * (1.0 - np.cos(np.pi / (2 * seg))) <= 0.5:
                 return seg
         return self.lods[-1]
 
