@@ -89,7 +89,13 @@ class Viewer:
         self.max_frames, self.save_frame = max_frames, save_frame
         self.frames = 0
         self.last_frame: np.ndarray | None = None
-        first = self.source.latest_pair()[1]
+        pair = self.source.latest_pair()
+        if not pair or pair[1] is None:  # a solver thread that has published nothing yet
+            from ..sim import Simulation
+
+            pair = (None, Simulation(scene).snapshot())
+        first = pair[1]
+        self._last = (first, first)
         from .commands import _lowest, reach_of
 
         reach, fall = reach_of(scene)
@@ -117,7 +123,10 @@ class Viewer:
             self._screen = self.ctx.detect_framebuffer(0)
             self._screen_size = size
             self.renderer.resize(size)
-        prev, cur = self.source.latest_pair()
+        pair = self.source.latest_pair()
+        if pair and pair[0] is not None and pair[1] is not None:
+            self._last = pair
+        prev, cur = self._last
         snap = lerp(prev, cur, self._display_time(prev, cur))
         self.renderer.render(snap, self.look, self.camera, self.stage, target=self._screen)
         self.frames += 1
