@@ -6,6 +6,7 @@ headless tests should not share a process.
 
 import json
 import os
+import select
 import shutil
 import subprocess
 import sys
@@ -27,14 +28,21 @@ def display():
     xvfb = shutil.which("Xvfb")
     if xvfb is None:
         pytest.fail("no DISPLAY and no Xvfb: apt-get install xvfb (CI's .ci/run does)")
-    num = 90 + os.getpid() % 500
-    proc = subprocess.Popen([xvfb, f":{num}", "-screen", "0", "1024x768x24", "-nolisten",
-                             "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 10
-    while not Path(f"/tmp/.X11-unix/X{num}").exists():
+    # -displayfd: Xvfb picks a free display number and writes it to the pipe.
+    read, write = os.pipe()
+    proc = subprocess.Popen([xvfb, "-displayfd", str(write), "-screen", "0", "1024x768x24",
+                             "-nolisten", "tcp"], pass_fds=(write,),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(write)
+    deadline = time.time() + 15
+    text = b""
+    while not text.endswith(b"\n"):
         if proc.poll() is not None or time.time() > deadline:
-            pytest.fail(f"Xvfb :{num} did not start")
-        time.sleep(0.05)
+            pytest.fail("Xvfb did not start")
+        if select.select([read], [], [], 0.2)[0]:
+            text += os.read(read, 16)
+    os.close(read)
+    num = int(text)
     yield f":{num}"
     proc.terminate()
     proc.wait(timeout=5)
