@@ -261,6 +261,21 @@ def hand_boxes(sl: SlinkySnapshot, colour: tuple[float, ...]) -> list[np.ndarray
     return out
 
 
+def grab_boxes(sl: SlinkySnapshot, colour: tuple[float, ...]) -> list[np.ndarray]:
+    """While the Slinky is grabbed: a thin rod from the grabbed point to the target, and
+    a small cube at the target (the mouse), both in the plane z = 0."""
+    if sl.grab is None or sl.grab_point is None:
+        return []
+    a, b = np.asarray(sl.grab_point, float), np.asarray(sl.grab, float)
+    out = [box([*b, 0.0], (0.004, 0.004, 0.004), colour)]
+    length = float(np.linalg.norm(b - a))
+    if length > 1e-6:
+        d = (b - a) / length
+        axes = np.array([[*d, 0.0], [-d[1], d[0], 0.0], [0.0, 0.0, 1.0]])
+        out.append(box([*(0.5 * (a + b)), 0.0], (0.5 * length, 0.0012, 0.0012), colour, axes))
+    return out
+
+
 def stair_boxes(steps, depth: float, floor_y: float, colour: tuple[float, ...]) -> list:
     """One block per step (x0, x1, top_y), from the floor up, centred on z = 0."""
     return [span_box([x0, min(floor_y, top - 0.01), -0.5 * depth], [x1, top, 0.5 * depth],

@@ -35,6 +35,7 @@ from .shaders import program
 HOLDER_COLOUR = (0.30, 0.31, 0.33, 1.0)  # rgb + gloss
 LODS = (6, 8, 12, 16, 24)  # segments per half turn below the preset's maximum
 SKIN_COLOUR = (0.72, 0.50, 0.38, 0.15)
+GRAB_COLOUR = (1.0, 0.78, 0.15, 0.5)
 
 
 class Renderer:
@@ -306,7 +307,8 @@ class Renderer:
     def _decor(self, snap: Snapshot, look: Look, floor_y: float) -> np.ndarray:
         """Holders and stairs as triangles; rebuilt only when a held end moves."""
         key = (look, floor_y, tuple((sl.anchor_held, sl.far_held, sl.ends[:2].tobytes(),
-                                     sl.ends[-2:].tobytes(), sl.R) for sl in snap.slinkies))
+                                     sl.ends[-2:].tobytes(), sl.R, _bytes(sl.grab),
+                                     _bytes(sl.grab_point)) for sl in snap.slinkies))
         if key != self._decor_key:
             self._decor_key, self._decor_mesh = key, self._build_decor(snap, look, floor_y)
         return self._decor_mesh
@@ -318,6 +320,7 @@ class Renderer:
                 parts += geo.holder_boxes(sl, floor_y, HOLDER_COLOUR)
             elif look.anchor == "hand":
                 parts += geo.hand_boxes(sl, SKIN_COLOUR)
+            parts += geo.grab_boxes(sl, GRAB_COLOUR)
         parts += geo.stair_boxes(look.stairs, look.stairs_depth, floor_y,
                                  (*look.stairs_colour, 0.0))
         return np.concatenate(parts) if parts else np.zeros((0, 10), "f4")
@@ -402,6 +405,10 @@ class Renderer:
     def _material(self, prog, look: Look) -> None:
         _set(prog, "albedo_lin", lin(look.colour))
         _set(prog, "rainbow", int(look.rainbow))
+
+
+def _bytes(a) -> bytes | None:
+    return None if a is None else np.asarray(a, float).tobytes()
 
 
 def _near_first(inst: np.ndarray, eye, R: float) -> np.ndarray:
