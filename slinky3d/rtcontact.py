@@ -40,6 +40,10 @@ from .rt import (
 
 VEL_TOL = 1e-9  # rad/s: a touching joint this slow counts as at rest
 SEP_MIN = 0.02  # fraction of a sub-step below which a separation is not split off
+PROJ_TOL = 1e-9  # rad: overlap left to the position projection after locating a hit
+DT_STUCK = 1e-4  # fraction of h: hits closer than this in time are one contact event
+GAP_STUCK = 1e-7  # rad, and
+V_STUCK = 1e-3  # rad/s: a coil this close and slow is held with its neighbours then
 MAX_PIVOTS = 60
 
 
@@ -64,7 +68,8 @@ def impact(q, qd, locked, par, ipar, w, cnt):
     """Rigid e = 0 impact of all joints at theta_min together; qd, locked in place.
 
     Solves  dv = M^-1 G^T lam,  v+_j = 0 where lam_j > 0,  v+_j >= 0 where lam_j = 0
-    over the touching joints. Afterwards `locked` is the set with v+ = 0.
+    over the touching joints. Afterwards `locked` is the set with v+ = 0. Joints
+    marked sticky (w's bscratch[3]) are stopped whatever the sign of their impulse.
     """
     (ws, E, U, tau, fext, presc, qdd_p, arm, qdd, freq, kq, kv, ks, save,
      lam0, lam1, vec, scratch, bscratch, flags) = w
@@ -80,7 +85,7 @@ def impact(q, qd, locked, par, ipar, w, cnt):
     for j in range(nj):
         zero[j] = 0.0
         cand[j] = j >= j0 and q[j] <= tmin + POS_TOL
-        act[j] = cand[j] and (qd[j] < 0.0 or locked[j])
+        act[j] = cand[j] and (qd[j] < 0.0 or locked[j] or bscratch[3][j])
         tau[j] = 0.0
         arm[j] = 0.0
     for i in range(n):
@@ -112,7 +117,7 @@ def impact(q, qd, locked, par, ipar, w, cnt):
         nv = 0
         for j in range(nj):
             bad = False
-            if act[j] and freq[j] < -tol_l:
+            if act[j] and freq[j] < -tol_l and not bscratch[3][j]:
                 bad = True
             elif cand[j] and not act[j] and vplus[j] < -VEL_TOL:
                 bad = True
@@ -259,21 +264,60 @@ def resting(q, qd, sd, t, locked, target, par, ipar, w, cnt, fresh=False):
 
 
 @njit(cache=True, error_model="numpy")
+def _hermite(s, a0, v0, a1, v1):
+    s2 = s * s
+    s3 = s2 * s
+    return ((2 * s3 - 3 * s2 + 1) * a0 + (s3 - 2 * s2 + s) * v0 + (-2 * s3 + 3 * s2) * a1
+            + (s3 - s2) * v1)
+
+
+@njit(cache=True, error_model="numpy")
 def _hermite_root(a0, v0, a1, v1):
-    """Root in (0, 1] of the cubic Hermite p(0)=a0 > 0, p'(0)=v0, p(1)=a1 <= 0, p'(1)=v1."""
+    """First s in (0, 1] where the cubic Hermite p (p(0)=a0 >= 0, p'(0)=v0, p(1)=a1 < 0,
+    p'(1)=v1) reaches 0: a scan finds the first sign change (a gap can open and close
+    again within a step), bisection refines it."""
     lo = 0.0
     hi = 1.0
-    for _ in range(50):
+    for i in range(1, 33):
+        s = i / 32.0
+        if _hermite(s, a0, v0, a1, v1) <= 0.0:
+            hi = s
+            break
+        lo = s
+    for _ in range(40):
         s = 0.5 * (lo + hi)
-        s2 = s * s
-        s3 = s2 * s
-        p = ((2 * s3 - 3 * s2 + 1) * a0 + (s3 - 2 * s2 + s) * v0 + (-2 * s3 + 3 * s2) * a1
-             + (s3 - s2) * v1)
-        if p > 0.0:
+        if _hermite(s, a0, v0, a1, v1) > 0.0:
             lo = s
         else:
             hi = s
     return hi
+
+
+@njit(cache=True, error_model="numpy")
+def _earliest_hit(q, qd, q0, v0, dt, locked, j0, tmin):
+    """Fraction of the interval dt at which the first free coil reaches theta_min,
+    from the cubic Hermite between (q0, v0) and (q, qd); 2.0 if none does."""
+    best = 2.0
+    for j in range(j0, q.shape[0]):
+        if not locked[j] and q[j] < tmin - 1e-12:
+            a0 = q0[j] - tmin
+            if a0 <= POS_TOL and v0[j] <= VEL_TOL:
+                s = 0.0  # touching and not separating: it presses in at once
+            else:
+                s = _hermite_root(max(a0, 0.0), v0[j] * dt, q[j] - tmin, qd[j] * dt)
+            if s < best:
+                best = s
+    return best
+
+
+@njit(cache=True, error_model="numpy")
+def _deepest(q, locked, j0, tmin):
+    """Smallest gap theta - theta_min among the free joints."""
+    g = 1.0
+    for j in range(j0, q.shape[0]):
+        if not locked[j] and q[j] - tmin < g:
+            g = q[j] - tmin
+    return g
 
 
 @njit(cache=True, error_model="numpy")
@@ -310,18 +354,8 @@ def step(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
         sd0 = sd[0]
         sd1 = sd[1]
         flow(q, qd, sd, t, rem, locked, target, par, ipar, w, cnt)
-        best = 2.0
-        kind = 0
-        for j in range(j0, nj):
-            if not locked[j] and q[j] < tmin - 1e-12:
-                a0 = y0[4][j] - tmin
-                if a0 <= POS_TOL:
-                    s = 0.0
-                else:
-                    s = _hermite_root(a0, y0[5][j] * rem, q[j] - tmin, qd[j] * rem)
-                if s < best:
-                    best = s
-                    kind = 1
+        best = _earliest_hit(q, qd, y0[4], y0[5], rem, locked, j0, tmin)
+        kind = 1 if best <= 1.0 else 0
         has_locked = False
         for j in range(j0, nj):
             if locked[j]:
@@ -356,9 +390,32 @@ def step(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
         sd[1] = sd1
         if dt > 0.0:
             flow(q, qd, sd, t, dt, locked, target, par, ipar, w, cnt)
+            # The interpolant's root is approximate: if a coil still ends inside,
+            # locate again within the shorter interval (secant-like, a few rounds)
+            # rather than project a deep overlap away, which would jolt the chain.
+            for _ in range(8):
+                if kind != 1 or _deepest(q, locked, j0, tmin) >= -PROJ_TOL:
+                    break
+                dt *= min(_earliest_hit(q, qd, y0[4], y0[5], dt, locked, j0, tmin), 1.0)
+                for j in range(nj):
+                    q[j] = y0[4][j]
+                    qd[j] = y0[5][j]
+                sd[0] = sd0
+                sd[1] = sd1
+                if dt > 0.0:
+                    flow(q, qd, sd, t, dt, locked, target, par, ipar, w, cnt)
         t += dt
         rem -= dt
         if kind == 1:
+            if dt <= DT_STUCK * h:
+                # Coils pressing in again within a vanishing time (a Zeno-like
+                # chatter at the collapse front): stop the touching, slow ones by
+                # impulse and hold them until this step ends, so it makes progress.
+                cnt[C_STUCK] += 1
+                for j in range(j0, nj):
+                    if not locked[j] and q[j] <= tmin + GAP_STUCK and qd[j] <= V_STUCK:
+                        sticky[j] = True
+                        q[j] = tmin
             # position projection onto the bound; velocities untouched
             for j in range(j0, nj):
                 if not locked[j] and q[j] < tmin + POS_TOL:
@@ -367,16 +424,6 @@ def step(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
                 paper_impact(q, qd, locked, par, ipar, w, cnt)
             else:
                 impact(q, qd, locked, par, ipar, w, cnt)
-            if best == 0.0:
-                cnt[C_STUCK] += 1
-                # A touching joint, not closing and not pushed (theta'' >= 0 now),
-                # still sank within the step: the forces change within it. Hold it
-                # in contact until the step ends, else the step makes no progress.
-                for j in range(j0, nj):
-                    if not locked[j] and q[j] <= tmin + POS_TOL and qd[j] >= -VEL_TOL:
-                        locked[j] = True
-                        sticky[j] = True
-                        qd[j] = 0.0
         else:
             cnt[C_SEPARATIONS] += 1
         # kind 2: a contact torque reached zero; the resting-contact LCP at the
