@@ -127,10 +127,25 @@ def mass_matrix(p: Params, q: np.ndarray) -> np.ndarray:
     # Coupling of base translation with Theta_i: m sum_{k>=i} c_ki perp_i.
     count = 2 * p.R * (n - np.arange(1, n + 1)) + p.R
     MxT = p.m * (perp * count[:, None]).T  # (2, n)
-    JT = theta_jacobian(n)
-    M = JT.T @ MTT @ JT
-    M[:2, :] += MxT @ JT
-    M[:, :2] += (MxT @ JT).T
+    # Theta = phi_A + L S theta (L: lower-triangular ones, S: signs), so the
+    # theta block is S L^T MTT L S: two reverse cumulative sums, O(N^2) not O(N^3).
+    sg = signs(n)
+    X = np.cumsum(MTT[:, ::-1], axis=1)[:, ::-1]  # MTT L
+    X = np.cumsum(X[::-1], axis=0)[::-1]  # L^T MTT L
+    nq = n + BASE
+    M = np.zeros((nq, nq))
+    M[BASE:, BASE:] = sg[:, None] * X * sg[None, :]
+    colsum = MTT.sum(axis=0)  # d/dphi_A couples with every Theta
+    cphi = np.cumsum(colsum[::-1])[::-1] * sg  # row phi_A against theta
+    M[2, BASE:] = cphi
+    M[BASE:, 2] = cphi
+    M[2, 2] = colsum.sum()
+    # base translation against (phi_A, theta): MxT J_Theta
+    a = np.cumsum(MxT[:, ::-1], axis=1)[:, ::-1] * sg  # (2, n)
+    M[:2, 2] = MxT.sum(axis=1)
+    M[2, :2] = M[:2, 2]
+    M[:2, BASE:] = a
+    M[BASE:, :2] = a.T
     M[0, 0] += p.mass
     M[1, 1] += p.mass
     return M
@@ -158,7 +173,10 @@ def bias_forces(
     tail = np.cumsum(f[::-1], axis=0)[::-1]  # sum_{k>=i} f_k
     after = tail - f  # sum_{k>i} f_k
     QT = np.einsum("ij,ij->i", perp, 2 * p.R * after + p.R * f)
-    Q = theta_jacobian(n).T @ QT
+    Q = np.empty(n + BASE)
+    Q[2] = QT.sum()
+    Q[BASE:] = signs(n) * np.cumsum(QT[::-1])[::-1]  # J_Theta^T QT
+    Q[:2] = 0.0
     Q[:2] += tail[0]
     Q[BASE:] -= p.k_coil * spring_mask(p, free_anchor) * q[BASE:]
     return Q
