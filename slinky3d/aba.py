@@ -21,12 +21,12 @@ releases the GIL so the solver thread does not stall the UI.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit  # nogil: the solver thread does not hold the UI thread back
 
 BASE = 3
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", nogil=True)
 def kinematics(q, R, E, U):
     """End points E (N+1, 2) and bar unit vectors U (N, 2) from q."""
     n = q.shape[0] - BASE
@@ -54,7 +54,7 @@ DD, UU = 17, 18  # S^T I^A S + armature, tau - S^T p
 NCOL = 19
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", nogil=True)
 def aba(q, qd, tau, presc, qdd_p, fext, armature, m, I, R, g, qdd, freq, E, U, ws):  # noqa: E741
     """Hybrid articulated-body dynamics.
 
@@ -205,7 +205,7 @@ def workspace(n: int) -> np.ndarray:
     return np.zeros((n + BASE, NCOL))
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", nogil=True)
 def point_force(E, k, fx, fy, fext):
     """Add a world force (fx, fy) at end point E_k (0-based k) to fext.
 
@@ -221,7 +221,7 @@ def point_force(E, k, fx, fy, fext):
     fext[b, 2] += fy
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", nogil=True)
 def energy(q, qd, m, I, R, g, k, spring_from, E, U):  # noqa: E741
     """Total mechanical energy T + V in O(N); springs on joints >= spring_from.
 

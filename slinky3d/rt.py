@@ -44,7 +44,7 @@ POS_TOL = 1e-10  # rad: a joint this close to theta_min counts as touching
 MAX_EVENTS = 400  # per step; a bound, never reached in practice
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", nogil=True)
 def _motion(par, t, pose, vel, acc):
     """Anchor pose, velocity and acceleration (x, y, phi) for a held/scripted anchor."""
     pose[0] = par[P_X0]
@@ -101,7 +101,7 @@ class Work:
                 self.lam0, self.lam1, self.vec, self.scratch, self.bscratch, self.flags)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", nogil=True)
 def deriv(q, qd, sd, t, locked, target, par, ipar, w, out_qdd, out_sd, vdamp, armh):
     """Accelerations of the undamped system with `locked` joints held; returns nothing.
 
@@ -179,7 +179,7 @@ def deriv(q, qd, sd, t, locked, target, par, ipar, w, out_qdd, out_sd, vdamp, ar
             freq[j] -= tau[j]
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", nogil=True)
 def _set_base(q, qd, t, par, ipar, vec):
     """Put a held/scripted anchor exactly on its motion (no drift from RK sums)."""
     if ipar[I_FREE] == 0:
@@ -215,7 +215,7 @@ EXP_C = np.zeros((12, 12))
 NSTAGE_MAX = 12
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", nogil=True)
 def _stages(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
     """One step of the stage scheme above, in place (4 or 12 dynamics evaluations)."""
     kq, kv, ks, save = w[10], w[11], w[12], w[13]
@@ -278,7 +278,7 @@ def _stages(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
         sd[1] += b * ks[m, 1]
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", nogil=True)
 def flow(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
     """Advance h with a fixed contact state (soft contact in sub-steps); in place."""
     nsub = max(ipar[I_NSUB], 1)

@@ -47,13 +47,13 @@ V_STUCK = 1e-3  # rad/s: a coil this close and slow is held with its neighbours 
 MAX_PIVOTS = 60
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", nogil=True)
 def _first_joint(ipar):
     """First joint that can touch: joint 1 has no holder in a free Slinky."""
     return BASE + 1 if ipar[I_FREE] != 0 else BASE
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", nogil=True)
 def _flip(viol, worst, it):
     """Block pivoting: flip all violations; after 10 pivots only the first (Murty)."""
     if it < 10:
@@ -63,7 +63,7 @@ def _flip(viol, worst, it):
     return viol
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", nogil=True)
 def impact(q, qd, locked, par, ipar, w, cnt):
     """Rigid e = 0 impact of all joints at theta_min together; qd, locked in place.
 
@@ -145,7 +145,7 @@ def impact(q, qd, locked, par, ipar, w, cnt):
     cnt[C_IMPACTS] += 1
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", nogil=True)
 def paper_impact(q, qd, locked, par, ipar, w, cnt):
     """The paper's pairwise rule, joint by joint until none is closing.
 
@@ -195,7 +195,7 @@ def paper_impact(q, qd, locked, par, ipar, w, cnt):
         locked[j] = q[j] <= tmin + POS_TOL and abs(qd[j]) <= VEL_TOL
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", nogil=True)
 def resting(q, qd, sd, t, locked, target, par, ipar, w, cnt, fresh=False):
     """Acceleration-level contact LCP: which touching, resting joints stay locked.
 
@@ -263,7 +263,7 @@ def resting(q, qd, sd, t, locked, target, par, ipar, w, cnt, fresh=False):
         lam0[j] = freq[j] if locked[j] else 0.0
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", nogil=True)
 def _hermite(s, a0, v0, a1, v1):
     s2 = s * s
     s3 = s2 * s
@@ -271,7 +271,7 @@ def _hermite(s, a0, v0, a1, v1):
             + (s3 - s2) * v1)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", nogil=True)
 def _hermite_root(a0, v0, a1, v1):
     """First s in (0, 1] where the cubic Hermite p (p(0)=a0 >= 0, p'(0)=v0, p(1)=a1 < 0,
     p'(1)=v1) reaches 0: a scan finds the first sign change (a gap can open and close
@@ -293,7 +293,7 @@ def _hermite_root(a0, v0, a1, v1):
     return hi
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", nogil=True)
 def _earliest_hit(q, qd, q0, v0, dt, locked, j0, tmin):
     """Fraction of the interval dt at which the first free coil reaches theta_min,
     from the cubic Hermite between (q0, v0) and (q, qd); 2.0 if none does."""
@@ -310,7 +310,7 @@ def _earliest_hit(q, qd, q0, v0, dt, locked, j0, tmin):
     return best
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", nogil=True)
 def _deepest(q, locked, j0, tmin):
     """Smallest gap theta - theta_min among the free joints."""
     g = 1.0
@@ -320,7 +320,7 @@ def _deepest(q, locked, j0, tmin):
     return g
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", nogil=True)
 def step(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
     """Advance exactly h with events located inside the step; returns the new time."""
     nj = q.shape[0]
@@ -431,7 +431,7 @@ def step(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
     return t
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", nogil=True)
 def run(q, qd, sd, t, h, nsteps, locked, target, par, ipar, w, cnt):
     """nsteps fixed steps; returns the final time."""
     for _ in range(nsteps):

@@ -1,13 +1,13 @@
 """Runs shared by several tests (the reference integrator is slow: run each once)."""
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
 from slinky3d import scene, sim
 
 
-@lru_cache(maxsize=None)
+@cache
 def recorded(name: str, duration: float, solver: str, fps: float = 100.0,
              overrides: tuple[str, ...] = ()) -> dict:
     sc = scene.load(name, list(overrides))

@@ -57,11 +57,9 @@ def test_potential_gradient_fd(p):
     for free in (False, True):
         g = chain.potential_gradient(p, q, free)
         h = 1e-6
-        fd = np.array([
-            (chain.potential_energy(p, q + h * e, free) - chain.potential_energy(p, q - h * e, free))
-            / (2 * h)
-            for e in np.eye(q.size)
-        ])
+        V = chain.potential_energy
+        fd = np.array([(V(p, q + h * e, free) - V(p, q - h * e, free)) / (2 * h)
+                       for e in np.eye(q.size)])
         assert np.allclose(g, fd, rtol=1e-6, atol=1e-9)
 
 
