@@ -47,10 +47,10 @@ def kinematics(q, R, E, U):
 # several times faster in numba than column views of the same array).
 S0, S1, S2 = 0, 1, 2  # motion subspace
 C1, C2 = 3, 4  # velocity-product acceleration (its angular part is 0 in the plane)
-P0, P1, P2 = 5, 6, 7  # bias force
-I00, I01, I02, I11, I12, I22 = 8, 9, 10, 11, 12, 13  # articulated inertia (symmetric)
+P0, P1, P2 = 5, 6, 7  # bias force of the body; of the subtree at prescribed joints
+I00, I01, I02, I11, I12, I22 = 8, 9, 10, 11, 12, 13  # articulated inertia (prescribed only)
 U0, U1, U2 = 14, 15, 16  # I^A S
-DD, UU = 17, 18  # S^T I^A S + armature, tau - S^T p
+DI, UU = 17, 18  # 1 / (S^T I^A S + armature), tau - S^T p
 NCOL = 19
 
 
@@ -67,23 +67,34 @@ def aba(q, qd, tau, presc, qdd_p, fext, armature, m, I, R, g, qdd, freq, E, U, w
     """
     nj = q.shape[0]
     kinematics(q, R, E, U)
-    # Pass 1: axes, velocity products, body inertias and bias forces, base to tip.
-    w = 0.0
-    vx = 0.0
-    vy = 0.0
-    for j in range(nj):
-        if j == 0:
-            a0, a1, a2 = 0.0, 1.0, 0.0
-        elif j == 1:
-            a0, a1, a2 = 0.0, 0.0, 1.0
-        else:
-            k = j - BASE if j > 2 else 0
-            sg = 1.0 if (j == 2 or k % 2 == 0) else -1.0
-            a0, a1, a2 = sg, sg * E[k, 1], -sg * E[k, 0]
-        ws[j, S0] = a0
+    # Pass 1: axes, velocity products and bias forces of the bodies, base to tip.
+    # The three base joints (x, y, phi_A at E_1) are massless.
+    for j in range(BASE):
+        ws[j, P0] = 0.0
+        ws[j, P1] = 0.0
+        ws[j, P2] = 0.0
+    ws[0, S0], ws[0, S1], ws[0, S2] = 0.0, 1.0, 0.0
+    ws[1, S0], ws[1, S1], ws[1, S2] = 0.0, 0.0, 1.0
+    ws[2, S0], ws[2, S1], ws[2, S2] = 1.0, E[0, 1], -E[0, 0]
+    ws[0, C1] = ws[0, C2] = 0.0
+    vx = qd[0]
+    vy = qd[1]
+    ws[1, C1] = ws[1, C2] = 0.0
+    w = qd[2]
+    # joint 2 rotates about E_1: its velocity product is v_{1} x S_2 qd_2
+    ws[2, C1] = w * vy
+    ws[2, C2] = -w * vx
+    vx += ws[2, S1] * w
+    vy += ws[2, S2] * w
+    sg = 1.0
+    for k in range(nj - BASE):
+        j = k + BASE
+        a1 = sg * E[k, 1]
+        a2 = -sg * E[k, 0]
+        ws[j, S0] = sg
         ws[j, S1] = a1
         ws[j, S2] = a2
-        sw = a0 * qd[j]
+        sw = sg * qd[j]
         sx = a1 * qd[j]
         sy = a2 * qd[j]
         # c_j = v_j x S_j qd_j = v_{j-1} x S_j qd_j
@@ -92,54 +103,59 @@ def aba(q, qd, tau, presc, qdd_p, fext, armature, m, I, R, g, qdd, freq, E, U, w
         w += sw
         vx += sx
         vy += sy
+        cx = E[k, 0] + R * U[k, 0]
+        cy = E[k, 1] + R * U[k, 1]
+        # p = v x* (I v) - f_ext; the angular momentum drops out in the plane
+        h1 = m * (vx - cy * w)
+        h2 = m * (vy + cx * w)
+        ws[j, P0] = vx * h2 - vy * h1 - fext[k, 0]
+        ws[j, P1] = -w * h2 - fext[k, 1]
+        ws[j, P2] = w * h1 - fext[k, 2]
+        sg = -sg
+    # Pass 2: articulated inertias and bias forces, tip to base. In a chain the
+    # child's contribution is carried in registers instead of stored per joint.
+    b00 = b01 = b02 = b11 = b12 = b22 = 0.0
+    r0 = r1 = r2 = 0.0
+    for j in range(nj - 1, -1, -1):
         if j >= BASE:
             k = j - BASE
             cx = E[k, 0] + R * U[k, 0]
             cy = E[k, 1] + R * U[k, 1]
-            i00 = I + m * (cx * cx + cy * cy)
-            i01 = -m * cy
-            i02 = m * cx
-            ws[j, I00] = i00
-            ws[j, I01] = i01
-            ws[j, I02] = i02
-            ws[j, I11] = m
-            ws[j, I12] = 0.0
-            ws[j, I22] = m
-            # p = v x* (I v) - f_ext; the angular momentum drops out in the plane
-            h1 = i01 * w + m * vx
-            h2 = i02 * w + m * vy
-            ws[j, P0] = vx * h2 - vy * h1 - fext[k, 0]
-            ws[j, P1] = -w * h2 - fext[k, 1]
-            ws[j, P2] = w * h1 - fext[k, 2]
+            a00 = b00 + I + m * (cx * cx + cy * cy)
+            a01 = b01 - m * cy
+            a02 = b02 + m * cx
+            a11 = b11 + m
+            a12 = b12
+            a22 = b22 + m
         else:
-            for c in range(P0, I22 + 1):
-                ws[j, c] = 0.0
-    # Pass 2: articulated inertias and bias forces, tip to base.
-    for j in range(nj - 1, -1, -1):
+            a00, a01, a02, a11, a12, a22 = b00, b01, b02, b11, b12, b22
+        p0 = ws[j, P0] + r0
+        p1 = ws[j, P1] + r1
+        p2 = ws[j, P2] + r2
         s0 = ws[j, S0]
         s1 = ws[j, S1]
         s2 = ws[j, S2]
-        a00 = ws[j, I00]
-        a01 = ws[j, I01]
-        a02 = ws[j, I02]
-        a11 = ws[j, I11]
-        a12 = ws[j, I12]
-        a22 = ws[j, I22]
-        p0 = ws[j, P0]
-        p1 = ws[j, P1]
-        p2 = ws[j, P2]
         c1 = ws[j, C1]
         c2 = ws[j, C2]
         if presc[j]:
             # Prescribed: the whole inertia passes to the parent; the known
             # acceleration S qdd_p acts like an extra velocity product.
+            ws[j, I00] = a00
+            ws[j, I01] = a01
+            ws[j, I02] = a02
+            ws[j, I11] = a11
+            ws[j, I12] = a12
+            ws[j, I22] = a22
+            ws[j, P0] = p0
+            ws[j, P1] = p1
+            ws[j, P2] = p2
             e0 = s0 * qdd_p[j]
             e1 = c1 + s1 * qdd_p[j]
             e2 = c2 + s2 * qdd_p[j]
             b00, b01, b02, b11, b12, b22 = a00, a01, a02, a11, a12, a22
-            q0 = p0 + b00 * e0 + b01 * e1 + b02 * e2
-            q1 = p1 + b01 * e0 + b11 * e1 + b12 * e2
-            q2 = p2 + b02 * e0 + b12 * e1 + b22 * e2
+            r0 = p0 + b00 * e0 + b01 * e1 + b02 * e2
+            r1 = p1 + b01 * e0 + b11 * e1 + b12 * e2
+            r2 = p2 + b02 * e0 + b12 * e1 + b22 * e2
         else:
             x0 = a00 * s0 + a01 * s1 + a02 * s2
             x1 = a01 * s0 + a11 * s1 + a12 * s2
@@ -147,11 +163,10 @@ def aba(q, qd, tau, presc, qdd_p, fext, armature, m, I, R, g, qdd, freq, E, U, w
             ws[j, U0] = x0
             ws[j, U1] = x1
             ws[j, U2] = x2
-            d = s0 * x0 + s1 * x1 + s2 * x2 + armature[j]
-            ws[j, DD] = d
+            di = 1.0 / (s0 * x0 + s1 * x1 + s2 * x2 + armature[j])
+            ws[j, DI] = di
             u = tau[j] - (s0 * p0 + s1 * p1 + s2 * p2)
             ws[j, UU] = u
-            di = 1.0 / d
             y0 = x0 * di
             y1 = x1 * di
             y2 = x2 * di
@@ -161,21 +176,10 @@ def aba(q, qd, tau, presc, qdd_p, fext, armature, m, I, R, g, qdd, freq, E, U, w
             b11 = a11 - x1 * y1
             b12 = a12 - x1 * y2
             b22 = a22 - x2 * y2
-            r = u * di
-            q0 = p0 + b01 * c1 + b02 * c2 + x0 * r
-            q1 = p1 + b11 * c1 + b12 * c2 + x1 * r
-            q2 = p2 + b12 * c1 + b22 * c2 + x2 * r
-        if j > 0:
-            i = j - 1
-            ws[i, I00] += b00
-            ws[i, I01] += b01
-            ws[i, I02] += b02
-            ws[i, I11] += b11
-            ws[i, I12] += b12
-            ws[i, I22] += b22
-            ws[i, P0] += q0
-            ws[i, P1] += q1
-            ws[i, P2] += q2
+            rr = u * di
+            r0 = p0 + b01 * c1 + b02 * c2 + x0 * rr
+            r1 = p1 + b11 * c1 + b12 * c2 + x1 * rr
+            r2 = p2 + b12 * c1 + b22 * c2 + x2 * rr
     # Pass 3: accelerations, base to tip. The world base accelerates at +g (gravity).
     a0 = 0.0
     a1 = 0.0
@@ -186,7 +190,7 @@ def aba(q, qd, tau, presc, qdd_p, fext, armature, m, I, R, g, qdd, freq, E, U, w
         if presc[j]:
             x = qdd_p[j]
         else:
-            x = (ws[j, UU] - (ws[j, U0] * a0 + ws[j, U1] * a1 + ws[j, U2] * a2)) / ws[j, DD]
+            x = (ws[j, UU] - (ws[j, U0] * a0 + ws[j, U1] * a1 + ws[j, U2] * a2)) * ws[j, DI]
         qdd[j] = x
         a0 += ws[j, S0] * x
         a1 += ws[j, S1] * x
