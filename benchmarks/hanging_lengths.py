@@ -10,11 +10,15 @@ three runs (the machine may be shared).
 from __future__ import annotations
 
 import math
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
-from slinky3d import chain
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout too
+
+from slinky3d import chain  # noqa: E402
 from slinky3d.equilibrium import both_ends, hanging, residuals
 from slinky3d.params import preset
 
