@@ -18,9 +18,13 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import statistics
+import sys
 import time
+from pathlib import Path
 
 import moderngl
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout too
 
 from slinky3d import geometry as geo
 from slinky3d.gfx.quality import LIGHT_DIR, QUALITY, headless_context, stage_for

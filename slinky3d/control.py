@@ -3,7 +3,7 @@
 Commands are small frozen dataclasses. A log is a list of (step, command): the
 command took effect after `step` steps of the run in all (counted over resets and
 loads). `replay` applies a log at the same step indices without a thread, so a live
-run is reproduced bit-identically offline (docs/THREAD.md).
+run is reproduced bit-identically offline (README, "The solver thread").
 
 Steps are taken one `Simulation.step(1)` at a time, in the thread and in `replay`
 alike, so that the divergence guard checks after every step: a roll-back then does

@@ -1,4 +1,4 @@
-"""Scene files: TOML -> a validated `slinky3d.model.Scene` (format: docs/SCENES.md).
+"""Scene files: TOML -> a validated `slinky3d.model.Scene` (format: README, "Scene files").
 
 Validation is a flat list of checks; the first that fails raises a `SceneError`
 whose one sentence names the file (or "--set") and the dotted key.
@@ -283,7 +283,7 @@ def _angles(t: _Table, p: Params) -> np.ndarray:
 
 def _check_holds(at: _Table, ft: _Table, st: _Table, anchor: EndSpec, far_until: float,
                  kind: str) -> None:
-    """The rules between the two ends and the shape (docs/SCENES.md)."""
+    """The rules between the two ends and the shape (README, "Scene files")."""
     if far_until > 0 and kind != "both_ends":
         ft.fail("condition", f"a far end held at t = 0 needs {st.key('kind')} = 'both_ends' "
                              "(the static shape between the two held ends)")

@@ -3,7 +3,7 @@
 The UI thread `send`s commands (`slinky3d.control`) into a queue that never blocks
 it; the solver thread dequeues them between whole steps of h, stamps each with the
 step index at which it takes effect and logs `(step, command)`, which
-`control.replay` reproduces bit-identically offline (see docs/THREAD.md).
+`control.replay` reproduces bit-identically offline (see README, "The solver thread").
 """
 
 from __future__ import annotations
