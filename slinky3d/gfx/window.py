@@ -16,45 +16,10 @@ from ..look import CameraHint, Look
 from ..snapshot import Snapshot, lerp
 
 
-class LocalSource:
-    """The solver stepped in the UI thread, paced to the wall clock; what `SimThread`
-    does in its own thread, for when that is not available (and for tests)."""
-
-    def __init__(self, sim, max_step_wall: float = 0.02):
-        self.sim = sim
-        self.max_step_wall = max_step_wall  # s of computing per frame, at most
-        self._t0: float | None = None
-        self._prev = self._cur = sim.snapshot()
-
-    def start(self) -> None:
-        self._t0 = time.perf_counter()
-
-    def stop(self) -> None:
-        self._t0 = None
-
-    def latest_pair(self) -> tuple[Snapshot, Snapshot]:
-        if self._t0 is not None:
-            want = time.perf_counter() - self._t0
-            budget = time.perf_counter() + self.max_step_wall
-            h = self.sim.h
-            if self.sim.t + h <= want:
-                # Steps in a batch (capped by the budget), snapshots only of the last two.
-                while self.sim.t + 2 * h <= want and time.perf_counter() < budget:
-                    self.sim.step(max(1, min(int((want - self.sim.t) / h) - 1, 8)))
-                self._prev = self.sim.snapshot()
-                self.sim.step()
-                self._cur = self.sim.snapshot()
-        return self._prev, self._cur
-
-
 def default_source(scene):
-    """The solver thread when it exists, else the solver stepped in the UI thread."""
-    try:
-        from ..simthread import SimThread
-    except ImportError:
-        from ..sim import Simulation
+    """The solver thread: the UI never waits for the solver."""
+    from ..simthread import SimThread
 
-        return LocalSource(Simulation(scene))
     return SimThread(scene)
 
 
