@@ -64,6 +64,23 @@ def _flip(viol, worst, it):
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
+def _violations(act, keep, force, tol_f, cand, rate, tol_r, viol):
+    """Complementarity violations of a pivot: active joints pulling (force < 0, unless
+    kept), inactive candidates closing (rate < 0). Marks viol; (count, first index)."""
+    nv = 0
+    worst = -1
+    for j in range(act.shape[0]):
+        bad = (act[j] and not keep[j] and force[j] < -tol_f) or (
+            cand[j] and not act[j] and rate[j] < -tol_r)
+        viol[j] = bad
+        if bad:
+            nv += 1
+            if worst < 0:
+                worst = j
+    return nv, worst
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
 def impact(q, qd, locked, par, ipar, w, cnt):
     """Rigid e = 0 impact of all joints at theta_min together; qd, locked in place.
 
@@ -112,20 +129,8 @@ def impact(q, qd, locked, par, ipar, w, cnt):
             vplus[j] = qd[j] + qdd[j]
             if act[j] and abs(freq[j]) > lmax:
                 lmax = abs(freq[j])
-        tol_l = 1e-12 * lmax
-        worst = -1
-        nv = 0
-        for j in range(nj):
-            bad = False
-            if act[j] and freq[j] < -tol_l and not bscratch[3][j]:
-                bad = True
-            elif cand[j] and not act[j] and vplus[j] < -VEL_TOL:
-                bad = True
-            viol[j] = bad
-            if bad:
-                nv += 1
-                if worst < 0:
-                    worst = j
+        nv, worst = _violations(act, bscratch[3], freq, 1e-12 * lmax, cand, vplus, VEL_TOL,
+                                viol)
         if nv == 0:
             done = True
             break
@@ -234,19 +239,7 @@ def resting(q, qd, sd, t, locked, target, par, ipar, w, cnt, fresh=False):
                 if locked[j] and abs(freq[j]) > scale:
                     scale = abs(freq[j])
             scale = max(scale, 1e-300)
-        worst = -1
-        nv = 0
-        for j in range(nj):
-            bad = False
-            if locked[j] and not sticky[j] and freq[j] < -1e-12 * scale:
-                bad = True
-            elif cand[j] and not locked[j] and qdd[j] < -1e-9:
-                bad = True
-            viol[j] = bad
-            if bad:
-                nv += 1
-                if worst < 0:
-                    worst = j
+        nv, worst = _violations(locked, sticky, freq, 1e-12 * scale, cand, qdd, 1e-9, viol)
         if nv == 0:
             done = True
             break
