@@ -89,7 +89,7 @@ class Work:
         self.lam0 = np.zeros(nj)
         self.lam1 = np.zeros(nj)
         self.vec = np.zeros((4, 3))
-        self.scratch = np.zeros((6, nj))  # 0 zeros/tmp, 1-2 RK sums, 3 v+, 4-5 step start
+        self.scratch = np.zeros((4, nj))  # 0 zeros/tmp, 1 v+, 2-3 state at a sub-step start
         self.bscratch = np.zeros((4, nj), dtype=np.bool_)  # cand, act, viol, sticky
         # flags[0] = 1: qdd/freq hold the dynamics of the current state and contacts
         # (the end of the last step), so the next contact solve need not redo it
@@ -216,6 +216,24 @@ NSTAGE_MAX = 12
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
+def _combine(q, qd, sd, q0, v0, s00, s01, coef, count, kq, kv, ks):
+    """(q, qd, sd) = start + sum_{m < count} coef[m] k_m: a stage's state or the step's end."""
+    for j in range(q.shape[0]):
+        q[j] = q0[j]
+        qd[j] = v0[j]
+    sd[0] = s00
+    sd[1] = s01
+    for m in range(count):
+        a = coef[m]
+        if a != 0.0:
+            for j in range(q.shape[0]):
+                q[j] += a * kq[m, j]
+                qd[j] += a * kv[m, j]
+            sd[0] += a * ks[m, 0]
+            sd[1] += a * ks[m, 1]
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
 def _stages(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
     """One step of the stage scheme above, in place (4 or 12 dynamics evaluations)."""
     kq, kv, ks, save = w[10], w[11], w[12], w[13]
@@ -235,21 +253,10 @@ def _stages(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
     ns = B.shape[0]
     armh = g * h * par[P_CD]
     for st in range(ns):
+        _combine(q, qd, sd, q0, v0, s00, s01, A[st], st, kq, kv, ks)
         tst = t
-        for j in range(nj):
-            q[j] = q0[j]
-            qd[j] = v0[j]
-        sd[0] = s00
-        sd[1] = s01
         for m in range(st):
-            a = A[st, m]
-            tst += a * h
-            if a != 0.0:
-                for j in range(nj):
-                    q[j] += a * kq[m, j]
-                    qd[j] += a * kv[m, j]
-                sd[0] += a * ks[m, 0]
-                sd[1] += a * ks[m, 1]
+            tst += A[st, m] * h
         for j in range(nj):
             vd[j] = qd[j]
         for m in range(st):
@@ -264,18 +271,7 @@ def _stages(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
             kv[st, j] = h * kv[st, j]
         ks[st, 0] *= h
         ks[st, 1] *= h
-    for j in range(nj):
-        q[j] = q0[j]
-        qd[j] = v0[j]
-    sd[0] = s00
-    sd[1] = s01
-    for m in range(ns):
-        b = B[m]
-        for j in range(nj):
-            q[j] += b * kq[m, j]
-            qd[j] += b * kv[m, j]
-        sd[0] += b * ks[m, 0]
-        sd[1] += b * ks[m, 1]
+    _combine(q, qd, sd, q0, v0, s00, s01, B, ns, kq, kv, ks)
 
 
 @njit(cache=True, error_model="numpy", nogil=True)

@@ -98,7 +98,7 @@ def impact(q, qd, locked, par, ipar, w, cnt):
     act = bscratch[1]
     viol = bscratch[2]
     zero = scratch[0]
-    vplus = scratch[3]
+    vplus = scratch[1]
     for j in range(nj):
         zero[j] = 0.0
         cand[j] = j >= j0 and q[j] <= tmin + POS_TOL
@@ -328,7 +328,7 @@ def step(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
     freq = w[9]
     lam0 = w[14]
     lam1 = w[15]
-    y0 = w[17]  # rows 4, 5: state at the start of the sub-step
+    y0 = w[17]  # rows 2, 3: state at the start of the sub-step
     sticky = w[18][3]
     for j in range(nj):
         sticky[j] = False
@@ -342,12 +342,12 @@ def step(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
         resting(q, qd, sd, t, locked, target, par, ipar, w, cnt, fresh)
         fresh = False
         for j in range(nj):
-            y0[4][j] = q[j]
-            y0[5][j] = qd[j]
+            y0[2][j] = q[j]
+            y0[3][j] = qd[j]
         sd0 = sd[0]
         sd1 = sd[1]
         flow(q, qd, sd, t, rem, locked, target, par, ipar, w, cnt)
-        best = _earliest_hit(q, qd, y0[4], y0[5], rem, locked, j0, tmin)
+        best = _earliest_hit(q, qd, y0[2], y0[3], rem, locked, j0, tmin)
         kind = 1 if best <= 1.0 else 0
         has_locked = False
         for j in range(j0, nj):
@@ -377,8 +377,8 @@ def step(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
         cnt[C_EVENTS] += 1
         dt = best * rem
         for j in range(nj):
-            q[j] = y0[4][j]
-            qd[j] = y0[5][j]
+            q[j] = y0[2][j]
+            qd[j] = y0[3][j]
         sd[0] = sd0
         sd[1] = sd1
         if dt > 0.0:
@@ -389,10 +389,10 @@ def step(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
             for _ in range(8):
                 if kind != 1 or _deepest(q, locked, j0, tmin) >= -PROJ_TOL:
                     break
-                dt *= min(_earliest_hit(q, qd, y0[4], y0[5], dt, locked, j0, tmin), 1.0)
+                dt *= min(_earliest_hit(q, qd, y0[2], y0[3], dt, locked, j0, tmin), 1.0)
                 for j in range(nj):
-                    q[j] = y0[4][j]
-                    qd[j] = y0[5][j]
+                    q[j] = y0[2][j]
+                    qd[j] = y0[3][j]
                 sd[0] = sd0
                 sd[1] = sd1
                 if dt > 0.0:
