@@ -5,6 +5,7 @@ from functools import cache
 import numpy as np
 
 from slinky3d import scene, sim
+from slinky3d.simthread import Step
 
 
 @cache
@@ -20,3 +21,15 @@ def recorded(name: str, duration: float, solver: str, fps: float = 100.0,
 def end_error(a: dict, b: dict) -> np.ndarray:
     """Largest end-point distance between two recordings, per sample (m)."""
     return np.linalg.norm(a["ends"] - b["ends"], axis=-1).max(axis=-1)
+
+
+def drive(th, script, nsteps: int, timeout: float = 30) -> None:
+    """Deterministic thread run: Step(n) up to each command's step, then the command."""
+    k = 0
+    for step, cmd in script:
+        if step > k:
+            th.send(Step(step - k))
+            k = step
+        th.send(cmd)
+    th.send(Step(nsteps - k))
+    assert th.drain(timeout)

@@ -6,7 +6,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import fakesim
 import numpy as np
 import pytest
 
@@ -15,13 +14,6 @@ from slinky3d import chain, cli, scene, trajectory
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture
-def fake(monkeypatch, tmp_path):
-    """Swap the solver for the stand-in and run in an empty directory."""
-    monkeypatch.setattr(cli, "_record", fakesim.record)
-    monkeypatch.chdir(tmp_path)
-    fakesim.CALLS.clear()
-    return fakesim.CALLS
 
 
 def run(capsys, *argv):

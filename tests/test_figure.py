@@ -13,12 +13,6 @@ from slinky3d.errors import SlinkyError
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
-@pytest.fixture
-def fake(monkeypatch, tmp_path):
-    monkeypatch.setattr(cli, "_record", fakesim.record)
-    monkeypatch.chdir(tmp_path)
-    fakesim.CALLS.clear()
-    return fakesim.CALLS
 
 
 @pytest.mark.parametrize("text,times", [

@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 import pytest
+from runs import drive
 
 from slinky3d import scene
 from slinky3d.sim import Simulation
@@ -157,14 +158,7 @@ def test_random_grabs_through_the_thread():
     th = SimThread(sc, realtime=False)
     th.start()
     try:
-        k = 0
-        for step, cmd in log:
-            if step > k:
-                th.send(Step(step - k))
-                k = step
-            th.send(cmd)
-        th.send(Step(nsteps - k))
-        assert th.drain(60)
+        drive(th, log, nsteps, timeout=60)
         assert th.alive and th.error == "" and th.steps == nsteps
         for snap in th.latest_pair():
             assert np.all(np.isfinite(snap.slinkies[0].ends))

@@ -8,6 +8,7 @@ import time
 
 import numpy as np
 import pytest
+from runs import drive
 
 from slinky3d import scene
 from slinky3d.sim import Simulation
@@ -60,17 +61,6 @@ def thread(plastic):
         th.stop()
         assert not th.alive
 
-
-def drive(th: SimThread, script, nsteps: int) -> None:
-    """Deterministic thread run: Step(n) up to each command's step, then the command."""
-    k = 0
-    for step, cmd in script:
-        if step > k:
-            th.send(Step(step - k))
-            k = step
-        th.send(cmd)
-    th.send(Step(nsteps - k))
-    assert th.drain(30)
 
 
 def test_replay_is_bit_identical(plastic):
