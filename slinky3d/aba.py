@@ -26,35 +26,87 @@ from numba import njit  # nogil: the solver thread does not hold the UI thread b
 BASE = 3
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
-def kinematics(q, R, E, U):
-    """End points E (N+1, 2) and bar unit vectors U (N, 2) from q."""
-    n = q.shape[0] - BASE
-    E[0, 0] = q[0]
-    E[0, 1] = q[1]
-    th = q[2]
-    for k in range(n):
-        s = 1.0 if k % 2 == 0 else -1.0  # (-1)^(k+1), k 1-based
-        th += s * q[BASE + k]
-        d = -s  # (-1)^k
-        U[k, 0] = d * np.cos(th)
-        U[k, 1] = d * np.sin(th)
-        E[k + 1, 0] = E[k, 0] + 2.0 * R * U[k, 0]
-        E[k + 1, 1] = E[k, 1] + 2.0 * R * U[k, 1]
+FM = {"contract"}  # fused multiply-add only: results stay IEEE otherwise
 
 
-# Workspace columns, one row per joint (contiguous rows: plain 2D indexing is
-# several times faster in numba than column views of the same array).
+@njit(cache=True, error_model="numpy", nogil=True, fastmath=FM, inline="always")
+def _sincos(x):
+    """cos x, sin x without branches, so that a loop over joints vectorizes (libm's
+    cos and sin are opaque calls, ~3x slower here): reduction by pi/2 in three
+    parts (Cody-Waite), Taylor polynomials on |r| <= pi/4; error ~2e-16."""
+    kf = np.floor(x * 0.63661977236758134 + 0.5)
+    r = x - kf * 1.5707963267341256
+    r = r - kf * 6.077100506506192e-11
+    r = r - kf * 2.0222662487959506e-21
+    r2 = r * r
+    sr = r + r * r2 * (-1.0 / 6 + r2 * (1.0 / 120 + r2 * (-1.0 / 5040 + r2 * (
+        1.0 / 362880 + r2 * (-1.0 / 39916800 + r2 * (1.0 / 6227020800
+                                                   + r2 * (-1.0 / 1307674368000)))))))
+    cr = 1.0 + r2 * (-0.5 + r2 * (1.0 / 24 + r2 * (-1.0 / 720 + r2 * (1.0 / 40320 + r2 * (
+        -1.0 / 3628800 + r2 * (1.0 / 479001600 + r2 * (-1.0 / 87178291200
+                                                      + r2 * (1.0 / 20922789888000))))))))
+    quad = kf - 4.0 * np.floor(kf * 0.25)  # quadrant 0..3
+    odd = quad - 2.0 * np.floor(quad * 0.5)
+    sign = 1.0 - 2.0 * np.floor(quad * 0.5)
+    # quadrants 0..3: (cos, sin) = (cr, sr), (-sr, cr), (-cr, -sr), (sr, -cr)
+    return sign * (cr - odd * (sr + cr)), sign * (sr + odd * (cr - sr))
+
+
+@njit(cache=True, error_model="numpy", nogil=True, fastmath=FM)
+def _sincos_many(x):
+    """Arrays cos x, sin x (for tests)."""
+    c = np.empty_like(x)
+    s = np.empty_like(x)
+    for i in range(x.shape[0]):
+        c[i], s[i] = _sincos(x[i])
+    return c, s
+
+
+# Workspace rows, one column per joint (row j of the (NROW, N + 3) array is one
+# contiguous quantity, so the loops without a recurrence vectorize).
 S0, S1, S2 = 0, 1, 2  # motion subspace
 C1, C2 = 3, 4  # velocity-product acceleration (its angular part is 0 in the plane)
 P0, P1, P2 = 5, 6, 7  # bias force of the body; of the subtree at prescribed joints
 I00, I01, I02, I11, I12, I22 = 8, 9, 10, 11, 12, 13  # articulated inertia (prescribed only)
 U0, U1, U2 = 14, 15, 16  # I^A S
 DI, UU = 17, 18  # 1 / (S^T I^A S + armature), tau - S^T p
-NCOL = 19
+TH, CO, SN = 19, 20, 21  # bar angle and its cosine, sine (bar k in column k)
+EX, EY, WW, VX, VY = 22, 23, 24, 25, 26  # bar start point; body velocity (omega, v at O)
+NROW = 27
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
+@njit(cache=True, error_model="numpy", nogil=True, fastmath=FM)
+def kinematics(q, R, E, U, ws):
+    """End points E (N+1, 2) and bar unit vectors U (N, 2) from q; ws: workspace."""
+    n = q.shape[0] - BASE
+    th = ws[TH]
+    co = ws[CO]
+    sn = ws[SN]
+    a = q[2]
+    for k in range(n):
+        a += q[BASE + k] * (1 - 2 * (k & 1))  # axis sign (-1)^(k+1), k 1-based
+        th[k] = a
+    for k in range(n):  # no recurrence: vectorized
+        c, s = _sincos(th[k])
+        d = 2 * (k & 1) - 1  # (-1)^k
+        co[k] = d * c
+        sn[k] = d * s
+    ex = q[0]
+    ey = q[1]
+    E[0, 0] = ex
+    E[0, 1] = ey
+    for k in range(n):
+        U[k, 0] = co[k]
+        U[k, 1] = sn[k]
+        ws[EX, k] = ex
+        ws[EY, k] = ey
+        ex += 2.0 * R * co[k]
+        ey += 2.0 * R * sn[k]
+        E[k + 1, 0] = ex
+        E[k + 1, 1] = ey
+
+
+@njit(cache=True, error_model="numpy", nogil=True, fastmath=FM)
 def aba(q, qd, tau, presc, qdd_p, fext, armature, m, I, R, g, qdd, freq, E, U, ws):  # noqa: E741
     """Hybrid articulated-body dynamics.
 
@@ -66,89 +118,107 @@ def aba(q, qd, tau, presc, qdd_p, fext, armature, m, I, R, g, qdd, freq, E, U, w
     from `workspace(N)`.
     """
     nj = q.shape[0]
-    kinematics(q, R, E, U)
+    n = nj - BASE
+    kinematics(q, R, E, U, ws)
     # Pass 1: axes, velocity products and bias forces of the bodies, base to tip.
-    # The three base joints (x, y, phi_A at E_1) are massless.
+    # The three base joints (x, y, phi_A at E_1) are massless. The recurrences
+    # (body velocities) come first; the per-body products after, vectorized.
     for j in range(BASE):
-        ws[j, P0] = 0.0
-        ws[j, P1] = 0.0
-        ws[j, P2] = 0.0
-    ws[0, S0], ws[0, S1], ws[0, S2] = 0.0, 1.0, 0.0
-    ws[1, S0], ws[1, S1], ws[1, S2] = 0.0, 0.0, 1.0
-    ws[2, S0], ws[2, S1], ws[2, S2] = 1.0, E[0, 1], -E[0, 0]
-    ws[0, C1] = ws[0, C2] = 0.0
+        ws[P0, j] = 0.0
+        ws[P1, j] = 0.0
+        ws[P2, j] = 0.0
+    ws[S0, 0], ws[S1, 0], ws[S2, 0] = 0.0, 1.0, 0.0
+    ws[S0, 1], ws[S1, 1], ws[S2, 1] = 0.0, 0.0, 1.0
+    ws[S0, 2], ws[S1, 2], ws[S2, 2] = 1.0, E[0, 1], -E[0, 0]
+    ws[C1, 0] = ws[C2, 0] = ws[C1, 1] = ws[C2, 1] = 0.0
     vx = qd[0]
     vy = qd[1]
-    ws[1, C1] = ws[1, C2] = 0.0
     w = qd[2]
     # joint 2 rotates about E_1: its velocity product is v_{1} x S_2 qd_2
-    ws[2, C1] = w * vy
-    ws[2, C2] = -w * vx
-    vx += ws[2, S1] * w
-    vy += ws[2, S2] * w
-    sg = 1.0
-    for k in range(nj - BASE):
+    ws[C1, 2] = w * vy
+    ws[C2, 2] = -w * vx
+    vx += ws[S1, 2] * w
+    vy += ws[S2, 2] * w
+    for k in range(n):
         j = k + BASE
-        a1 = sg * E[k, 1]
-        a2 = -sg * E[k, 0]
-        ws[j, S0] = sg
-        ws[j, S1] = a1
-        ws[j, S2] = a2
+        sg = 1 - 2 * (k & 1)
+        ws[WW, k] = w  # velocity of the parent body
+        ws[VX, k] = vx
+        ws[VY, k] = vy
+        w += sg * qd[j]
+        vx += sg * ws[EY, k] * qd[j]
+        vy -= sg * ws[EX, k] * qd[j]
+    for k in range(n):  # no recurrence: vectorized
+        j = k + BASE
+        sg = 1 - 2 * (k & 1)
+        a1 = sg * ws[EY, k]
+        a2 = -sg * ws[EX, k]
+        ws[S0, j] = sg
+        ws[S1, j] = a1
+        ws[S2, j] = a2
+        w0 = ws[WW, k]
+        vx0 = ws[VX, k]
+        vy0 = ws[VY, k]
         sw = sg * qd[j]
         sx = a1 * qd[j]
         sy = a2 * qd[j]
         # c_j = v_j x S_j qd_j = v_{j-1} x S_j qd_j
-        ws[j, C1] = -w * sy + sw * vy
-        ws[j, C2] = w * sx - sw * vx
-        w += sw
-        vx += sx
-        vy += sy
-        cx = E[k, 0] + R * U[k, 0]
-        cy = E[k, 1] + R * U[k, 1]
+        ws[C1, j] = -w0 * sy + sw * vy0
+        ws[C2, j] = w0 * sx - sw * vx0
+        w1 = w0 + sw
+        vx1 = vx0 + sx
+        vy1 = vy0 + sy
+        cx = ws[EX, k] + R * ws[CO, k]
+        cy = ws[EY, k] + R * ws[SN, k]
         # p = v x* (I v) - f_ext; the angular momentum drops out in the plane
-        h1 = m * (vx - cy * w)
-        h2 = m * (vy + cx * w)
-        ws[j, P0] = vx * h2 - vy * h1 - fext[k, 0]
-        ws[j, P1] = -w * h2 - fext[k, 1]
-        ws[j, P2] = w * h1 - fext[k, 2]
-        sg = -sg
+        h1 = m * (vx1 - cy * w1)
+        h2 = m * (vy1 + cx * w1)
+        ws[P0, j] = vx1 * h2 - vy1 * h1 - fext[k, 0]
+        ws[P1, j] = -w1 * h2 - fext[k, 1]
+        ws[P2, j] = w1 * h1 - fext[k, 2]
     # Pass 2: articulated inertias and bias forces, tip to base. In a chain the
     # child's contribution is carried in registers instead of stored per joint.
+    # The free joint's pivot s^T I^A s is summed from the child's inertia directly
+    # (not from I^A s), which shortens the chain of dependent operations.
     b00 = b01 = b02 = b11 = b12 = b22 = 0.0
     r0 = r1 = r2 = 0.0
     for j in range(nj - 1, -1, -1):
+        s0 = ws[S0, j]
+        s1 = ws[S1, j]
+        s2 = ws[S2, j]
         if j >= BASE:
             k = j - BASE
-            cx = E[k, 0] + R * U[k, 0]
-            cy = E[k, 1] + R * U[k, 1]
-            a00 = b00 + I + m * (cx * cx + cy * cy)
-            a01 = b01 - m * cy
-            a02 = b02 + m * cx
-            a11 = b11 + m
-            a12 = b12
-            a22 = b22 + m
+            cx = ws[EX, k] + R * ws[CO, k]
+            cy = ws[EY, k] + R * ws[SN, k]
+            m00 = I + m * (cx * cx + cy * cy)
+            m01 = -m * cy
+            m02 = m * cx
+            m11 = m
         else:
-            a00, a01, a02, a11, a12, a22 = b00, b01, b02, b11, b12, b22
-        p0 = ws[j, P0] + r0
-        p1 = ws[j, P1] + r1
-        p2 = ws[j, P2] + r2
-        s0 = ws[j, S0]
-        s1 = ws[j, S1]
-        s2 = ws[j, S2]
-        c1 = ws[j, C1]
-        c2 = ws[j, C2]
+            m00 = m01 = m02 = m11 = 0.0
+        a00 = b00 + m00
+        a01 = b01 + m01
+        a02 = b02 + m02
+        a11 = b11 + m11
+        a12 = b12
+        a22 = b22 + m11
+        p0 = ws[P0, j] + r0
+        p1 = ws[P1, j] + r1
+        p2 = ws[P2, j] + r2
+        c1 = ws[C1, j]
+        c2 = ws[C2, j]
         if presc[j]:
             # Prescribed: the whole inertia passes to the parent; the known
             # acceleration S qdd_p acts like an extra velocity product.
-            ws[j, I00] = a00
-            ws[j, I01] = a01
-            ws[j, I02] = a02
-            ws[j, I11] = a11
-            ws[j, I12] = a12
-            ws[j, I22] = a22
-            ws[j, P0] = p0
-            ws[j, P1] = p1
-            ws[j, P2] = p2
+            ws[I00, j] = a00
+            ws[I01, j] = a01
+            ws[I02, j] = a02
+            ws[I11, j] = a11
+            ws[I12, j] = a12
+            ws[I22, j] = a22
+            ws[P0, j] = p0
+            ws[P1, j] = p1
+            ws[P2, j] = p2
             e0 = s0 * qdd_p[j]
             e1 = c1 + s1 * qdd_p[j]
             e2 = c2 + s2 * qdd_p[j]
@@ -157,25 +227,29 @@ def aba(q, qd, tau, presc, qdd_p, fext, armature, m, I, R, g, qdd, freq, E, U, w
             r1 = p1 + b01 * e0 + b11 * e1 + b12 * e2
             r2 = p2 + b02 * e0 + b12 * e1 + b22 * e2
         else:
-            x0 = a00 * s0 + a01 * s1 + a02 * s2
-            x1 = a01 * s0 + a11 * s1 + a12 * s2
-            x2 = a02 * s0 + a12 * s1 + a22 * s2
-            ws[j, U0] = x0
-            ws[j, U1] = x1
-            ws[j, U2] = x2
-            di = 1.0 / (s0 * x0 + s1 * x1 + s2 * x2 + armature[j])
-            ws[j, DI] = di
+            # the body's share of I^A s and s^T I^A s does not wait for the child
+            xm0 = m00 * s0 + m01 * s1 + m02 * s2
+            xm1 = m01 * s0 + m11 * s1
+            xm2 = m02 * s0 + m11 * s2
+            dm = s0 * xm0 + s1 * xm1 + s2 * xm2 + armature[j]
+            x0 = (b00 * s0 + b01 * s1) + (b02 * s2 + xm0)
+            x1 = (b01 * s0 + b11 * s1) + (b12 * s2 + xm1)
+            x2 = (b02 * s0 + b12 * s1) + (b22 * s2 + xm2)
+            d = ((b00 * (s0 * s0) + b11 * (s1 * s1)) + (b22 * (s2 * s2) + dm)) + 2.0 * (
+                (b01 * (s0 * s1) + b02 * (s0 * s2)) + b12 * (s1 * s2))
+            ws[U0, j] = x0
+            ws[U1, j] = x1
+            ws[U2, j] = x2
+            di = 1.0 / d
+            ws[DI, j] = di
             u = tau[j] - (s0 * p0 + s1 * p1 + s2 * p2)
-            ws[j, UU] = u
-            y0 = x0 * di
-            y1 = x1 * di
-            y2 = x2 * di
-            b00 = a00 - x0 * y0
-            b01 = a01 - x0 * y1
-            b02 = a02 - x0 * y2
-            b11 = a11 - x1 * y1
-            b12 = a12 - x1 * y2
-            b22 = a22 - x2 * y2
+            ws[UU, j] = u
+            b00 = a00 - (x0 * x0) * di
+            b01 = a01 - (x0 * x1) * di
+            b02 = a02 - (x0 * x2) * di
+            b11 = a11 - (x1 * x1) * di
+            b12 = a12 - (x1 * x2) * di
+            b22 = a22 - (x2 * x2) * di
             rr = u * di
             r0 = p0 + b01 * c1 + b02 * c2 + x0 * rr
             r1 = p1 + b11 * c1 + b12 * c2 + x1 * rr
@@ -185,28 +259,28 @@ def aba(q, qd, tau, presc, qdd_p, fext, armature, m, I, R, g, qdd, freq, E, U, w
     a1 = 0.0
     a2 = g
     for j in range(nj):
-        a1 += ws[j, C1]
-        a2 += ws[j, C2]
+        a1 += ws[C1, j]
+        a2 += ws[C2, j]
         if presc[j]:
             x = qdd_p[j]
         else:
-            x = (ws[j, UU] - (ws[j, U0] * a0 + ws[j, U1] * a1 + ws[j, U2] * a2)) * ws[j, DI]
+            x = (ws[UU, j] - (ws[U0, j] * a0 + ws[U1, j] * a1 + ws[U2, j] * a2)) * ws[DI, j]
         qdd[j] = x
-        a0 += ws[j, S0] * x
-        a1 += ws[j, S1] * x
-        a2 += ws[j, S2] * x
+        a0 += ws[S0, j] * x
+        a1 += ws[S1, j] * x
+        a2 += ws[S2, j] * x
         if presc[j]:
-            f0 = ws[j, I00] * a0 + ws[j, I01] * a1 + ws[j, I02] * a2 + ws[j, P0]
-            f1 = ws[j, I01] * a0 + ws[j, I11] * a1 + ws[j, I12] * a2 + ws[j, P1]
-            f2 = ws[j, I02] * a0 + ws[j, I12] * a1 + ws[j, I22] * a2 + ws[j, P2]
-            freq[j] = ws[j, S0] * f0 + ws[j, S1] * f1 + ws[j, S2] * f2
+            f0 = ws[I00, j] * a0 + ws[I01, j] * a1 + ws[I02, j] * a2 + ws[P0, j]
+            f1 = ws[I01, j] * a0 + ws[I11, j] * a1 + ws[I12, j] * a2 + ws[P1, j]
+            f2 = ws[I02, j] * a0 + ws[I12, j] * a1 + ws[I22, j] * a2 + ws[P2, j]
+            freq[j] = ws[S0, j] * f0 + ws[S1, j] * f1 + ws[S2, j] * f2
         else:
             freq[j] = 0.0
 
 
 def workspace(n: int) -> np.ndarray:
-    """Scratch memory for `aba` with n half hoops, one row per joint."""
-    return np.zeros((n + BASE, NCOL))
+    """Scratch memory for `aba` and `kinematics` with n half hoops."""
+    return np.zeros((NROW, n + BASE))
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
@@ -226,13 +300,13 @@ def point_force(E, k, fx, fy, fext):
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
-def energy(q, qd, m, I, R, g, k, spring_from, E, U):  # noqa: E741
+def energy(q, qd, m, I, R, g, k, spring_from, E, U, ws):  # noqa: E741
     """Total mechanical energy T + V in O(N); springs on joints >= spring_from.
 
     The same quantity as chain.energy (which tests compare it with), compiled
     because the divergence guard evaluates it after every chunk of steps.
     """
-    kinematics(q, R, E, U)
+    kinematics(q, R, E, U, ws)
     n = q.shape[0] - BASE
     T = 0.0
     V = 0.0

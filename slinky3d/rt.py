@@ -155,7 +155,7 @@ def deriv(q, qd, sd, t, locked, target, par, ipar, w, out_qdd, out_sd, vdamp, ar
     out_sd[0] = 0.0
     out_sd[1] = 0.0
     if ipar[I_GRAB] != 0:
-        kinematics(q, par[P_R], E, U)
+        kinematics(q, par[P_R], E, U, ws)
         kp = ipar[I_GRABK]
         ex = target[0] - E[kp, 0]
         ey = target[1] - E[kp, 1]

@@ -132,7 +132,8 @@ class SlinkySolver:
     def energy(self) -> float:
         p = self.p
         return float(aba_energy(self.q, self.qd, p.m, p.I, p.R, p.g, p.k_coil,
-                                BASE + 1 if self.free else BASE, self.work.E, self.work.U))
+                                BASE + 1 if self.free else BASE, self.work.E, self.work.U,
+                                self.work.ws))
 
     def ends(self) -> np.ndarray:
         return chain.end_points(self.q, self.p.R)
