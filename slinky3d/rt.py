@@ -88,8 +88,9 @@ class Work:
         self.save = np.zeros((3, nj))  # step start q, qd; damping velocities
         self.lam0 = np.zeros(nj)
         self.lam1 = np.zeros(nj)
-        self.vec = np.zeros((4, 3))
-        self.scratch = np.zeros((4, nj))  # 0 zeros/tmp, 1 v+, 2-3 state at a sub-step start
+        self.vec = np.zeros((7, 3))  # 0-2 anchor motion; 4-6 grab damper at a sub-step's ends
+        # 0 zeros/tmp, 1 v+, 2-3 state at a sub-step start, 4-5 accelerations at its ends
+        self.scratch = np.zeros((6, nj))
         self.bscratch = np.zeros((4, nj), dtype=np.bool_)  # cand, act, viol, sticky
         # flags[0] = 1: qdd/freq hold the dynamics of the current state and contacts
         # (the end of the last step), so the next contact solve need not redo it

@@ -34,17 +34,19 @@ from .rt import (
     P_R,
     P_TMIN,
     POS_TOL,
+    _set_base,
     deriv,
     flow,
 )
 
 VEL_TOL = 1e-9  # rad/s: a touching joint this slow counts as at rest
 SEP_MIN = 0.02  # fraction of a sub-step below which a separation is not split off
-PROJ_TOL = 1e-9  # rad: overlap left to the position projection after locating a hit
 DT_STUCK = 1e-4  # fraction of h: hits closer than this in time are one contact event
 GAP_STUCK = 1e-7  # rad, and
 V_STUCK = 1e-3  # rad/s: a coil this close and slow is held with its neighbours then
 MAX_PIVOTS = 60
+S_DENSE = 0.05
+PROJ_TOL = 1e-9  # rad: overlap left to the position projection after locating a hit
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
@@ -207,7 +209,8 @@ def resting(q, qd, sd, t, locked, target, par, ipar, w, cnt, fresh=False):
     Locked joints need a compressive torque (>= 0); free touching joints at rest
     need theta'' >= 0. On return w's freq - (spring) holds the contact torques
     of the locked joints (lam0) and qdd the accelerations. `fresh`: w already
-    holds the dynamics of this state and contact set.
+    holds the dynamics of this state and contact set. Returns whether qdd holds
+    them on return (not when nothing touches).
     """
     nj = q.shape[0]
     tmin = par[P_TMIN]
@@ -227,7 +230,7 @@ def resting(q, qd, sd, t, locked, target, par, ipar, w, cnt, fresh=False):
     if not any_c:
         for j in range(nj):
             lam0[j] = 0.0
-        return
+        return fresh
     scale = 0.0
     done = False
     for it in range(MAX_PIVOTS):
@@ -254,32 +257,44 @@ def resting(q, qd, sd, t, locked, target, par, ipar, w, cnt, fresh=False):
         cnt[C_LCPFAIL] += 1
     for j in range(nj):
         lam0[j] = freq[j] if locked[j] else 0.0
+    return True
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
-def _hermite(s, a0, v0, a1, v1):
+def _quintic(s, p0, v0, a0, p1, v1, a1):
+    """Quintic Hermite on [0, 1] through value, slope and curvature at both ends
+    (slopes and curvatures already scaled by the interval); returns (p, p')."""
     s2 = s * s
     s3 = s2 * s
-    return ((2 * s3 - 3 * s2 + 1) * a0 + (s3 - 2 * s2 + s) * v0 + (-2 * s3 + 3 * s2) * a1
-            + (s3 - s2) * v1)
+    s4 = s3 * s
+    s5 = s4 * s
+    h3 = 10 * s3 - 15 * s4 + 6 * s5
+    p = (p0 + (p1 - p0) * h3 + v0 * (s - 6 * s3 + 8 * s4 - 3 * s5)
+         + a0 * (0.5 * s2 - 1.5 * s3 + 1.5 * s4 - 0.5 * s5)
+         + v1 * (-4 * s3 + 7 * s4 - 3 * s5) + a1 * (0.5 * s3 - s4 + 0.5 * s5))
+    d3 = 30 * s2 - 60 * s3 + 30 * s4
+    dp = ((p1 - p0) * d3 + v0 * (1 - 18 * s2 + 32 * s3 - 15 * s4)
+          + a0 * (s - 4.5 * s2 + 6 * s3 - 2.5 * s4) + v1 * (-12 * s2 + 28 * s3 - 15 * s4)
+          + a1 * (1.5 * s2 - 4 * s3 + 2.5 * s4))
+    return p, dp
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
-def _hermite_root(a0, v0, a1, v1):
-    """First s in (0, 1] where the cubic Hermite p (p(0)=a0 >= 0, p'(0)=v0, p(1)=a1 < 0,
-    p'(1)=v1) reaches 0: a scan finds the first sign change (a gap can open and close
-    again within a step), bisection refines it."""
+def _root(p0, v0, a0, p1, v1, a1):
+    """First s in (0, 1] where the quintic (p(0) = p0 >= 0, p(1) = p1 < 0) reaches 0:
+    a scan finds the first sign change (a gap can open and close again within a
+    step), bisection refines it."""
     lo = 0.0
     hi = 1.0
     for i in range(1, 33):
         s = i / 32.0
-        if _hermite(s, a0, v0, a1, v1) <= 0.0:
+        if _quintic(s, p0, v0, a0, p1, v1, a1)[0] <= 0.0:
             hi = s
             break
         lo = s
-    for _ in range(40):
+    for _ in range(44):
         s = 0.5 * (lo + hi)
-        if _hermite(s, a0, v0, a1, v1) > 0.0:
+        if _quintic(s, p0, v0, a0, p1, v1, a1)[0] > 0.0:
             lo = s
         else:
             hi = s
@@ -287,20 +302,53 @@ def _hermite_root(a0, v0, a1, v1):
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
-def _earliest_hit(q, qd, q0, v0, dt, locked, j0, tmin):
+def _earliest_hit(q, qd, q0, v0, a0, a1, dt, locked, j0, tmin, quintic=True):
     """Fraction of the interval dt at which the first free coil reaches theta_min,
-    from the cubic Hermite between (q0, v0) and (q, qd); 2.0 if none does."""
+    on the quintic Hermite through the states and accelerations at both ends (or,
+    quintic=False, the cubic through the states alone); 2.0 if none does."""
     best = 2.0
+    dt2 = dt * dt
     for j in range(j0, q.shape[0]):
         if not locked[j] and q[j] < tmin - 1e-12:
-            a0 = q0[j] - tmin
-            if a0 <= POS_TOL and v0[j] <= VEL_TOL:
+            g0 = q0[j] - tmin
+            if g0 <= POS_TOL and v0[j] <= VEL_TOL:
                 s = 0.0  # touching and not separating: it presses in at once
             else:
-                s = _hermite_root(max(a0, 0.0), v0[j] * dt, q[j] - tmin, qd[j] * dt)
+                p0 = max(g0, 0.0)
+                p1 = q[j] - tmin
+                m0 = v0[j] * dt
+                m1 = qd[j] * dt
+                if quintic:
+                    c0 = a0[j] * dt2
+                    c1 = a1[j] * dt2
+                else:  # the cubic's own curvatures: the quintic is then that cubic
+                    c0 = 2.0 * (3.0 * (p1 - p0) - 2.0 * m0 - m1)
+                    c1 = c0 + 6.0 * (2.0 * (p0 - p1) + m0 + m1)
+                s = _root(p0, m0, c0, p1, m1, c1)
             if s < best:
                 best = s
     return best
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
+def _dense(q, qd, sd, q0, v0, a0, a1, sr, s, dt):
+    """State at fraction s of a sub-step of length dt from its quintic Hermite (in
+    place: q, qd, sd hold the sub-step's end on entry). sr: rows 0-1 the start's
+    and end's grab-damper rates, row 2 the damper state at the start."""
+    dt2 = dt * dt
+    for j in range(q.shape[0]):
+        p, dp = _quintic(s, q0[j], v0[j] * dt, a0[j] * dt2, q[j], qd[j] * dt, a1[j] * dt2)
+        q[j] = p
+        qd[j] = dp / dt
+    for i in range(2):  # the damper state has no second derivative: cubic Hermite
+        x0 = sr[2, i]
+        x1 = sd[i]
+        m0 = sr[0, i] * dt
+        m1 = sr[1, i] * dt
+        s2 = s * s
+        s3 = s2 * s
+        sd[i] = ((2 * s3 - 3 * s2 + 1) * x0 + (s3 - 2 * s2 + s) * m0 + (-2 * s3 + 3 * s2) * x1
+                 + (s3 - s2) * m1)
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
@@ -314,8 +362,28 @@ def _deepest(q, locked, j0, tmin):
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
+def _accel(q, qd, sd, t, locked, target, par, ipar, w, cnt, acc, rate):
+    """True accelerations (no armature) and grab-damper rate of a state, into acc and
+    rate, and into w's qdd (which the next contact solve may reuse)."""
+    qdd = w[8]
+    sdd = w[12][12]
+    deriv(q, qd, sd, t, locked, target, par, ipar, w, qdd, sdd, qd, 0.0)
+    cnt[C_EVALS] += 1
+    for j in range(q.shape[0]):
+        acc[j] = qdd[j]
+    rate[0] = sdd[0]
+    rate[1] = sdd[1]
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
 def step(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
-    """Advance exactly h with events located inside the step; returns the new time."""
+    """Advance exactly h with events located inside the step; returns the new time.
+
+    Each sub-step is integrated once: an event's time is the earliest root on the
+    sub-step's quintic Hermite (state and acceleration at both ends, the order of
+    the scheme or better), and the state there is read off the same polynomial,
+    so the hitting coil lands on theta_min exactly and nothing is integrated twice.
+    """
     nj = q.shape[0]
     law = ipar[I_LAW]
     events = law == LAW_RIGID or law == LAW_PAPER
@@ -328,7 +396,12 @@ def step(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
     freq = w[9]
     lam0 = w[14]
     lam1 = w[15]
-    y0 = w[17]  # rows 2, 3: state at the start of the sub-step
+    scratch = w[17]
+    q0 = scratch[2]  # the sub-step's start
+    v0 = scratch[3]
+    a0 = scratch[4]  # accelerations at its start and end
+    a1 = scratch[5]
+    sr = w[16][4:7]  # grab damper: rates at the start and end, state at the start
     sticky = w[18][3]
     for j in range(nj):
         sticky[j] = False
@@ -339,24 +412,35 @@ def step(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
     rem = h
     nev = 0
     while rem > 1e-12 * h:
-        resting(q, qd, sd, t, locked, target, par, ipar, w, cnt, fresh)
+        have0 = resting(q, qd, sd, t, locked, target, par, ipar, w, cnt, fresh)
         fresh = False
+        if have0:
+            for j in range(nj):
+                a0[j] = qdd[j]
+            sr[0, 0] = sdd[0]
+            sr[0, 1] = sdd[1]
         for j in range(nj):
-            y0[2][j] = q[j]
-            y0[3][j] = qd[j]
-        sd0 = sd[0]
-        sd1 = sd[1]
+            q0[j] = q[j]
+            v0[j] = qd[j]
+        sr[2, 0] = sd[0]
+        sr[2, 1] = sd[1]
         flow(q, qd, sd, t, rem, locked, target, par, ipar, w, cnt)
-        best = _earliest_hit(q, qd, y0[2], y0[3], rem, locked, j0, tmin)
-        kind = 1 if best <= 1.0 else 0
         has_locked = False
         for j in range(j0, nj):
             if locked[j]:
                 has_locked = True
                 break
+        hit = _deepest(q, locked, j0, tmin) < -1e-12  # a free coil ends inside
+        if hit and not have0:
+            _accel(q0, v0, sr[2], t, locked, target, par, ipar, w, cnt, a0, sr[0])
+        if has_locked or hit:  # last, so that freq holds the end's contact torques
+            _accel(q, qd, sd, t + rem, locked, target, par, ipar, w, cnt, a1, sr[1])
+        best = 2.0
+        kind = 0
+        if hit:
+            best = _earliest_hit(q, qd, q0, v0, a0, a1, rem, locked, j0, tmin)
+            kind = 1 if best <= 1.0 else 0
         if has_locked:
-            deriv(q, qd, sd, t + rem, locked, target, par, ipar, w, qdd, sdd, qd, 0.0)
-            cnt[C_EVALS] += 1
             for j in range(j0, nj):
                 lam1[j] = freq[j] if locked[j] else 0.0
                 if locked[j] and lam1[j] < 0.0 and lam0[j] > 0.0:
@@ -376,27 +460,35 @@ def step(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
         nev += 1
         cnt[C_EVENTS] += 1
         dt = best * rem
-        for j in range(nj):
-            q[j] = y0[2][j]
-            qd[j] = y0[3][j]
-        sd[0] = sd0
-        sd[1] = sd1
-        if dt > 0.0:
+        if best <= S_DENSE:
+            _dense(q, qd, sd, q0, v0, a0, a1, sr, best, rem)
+            _set_base(q, qd, t + dt, par, ipar, w[16])
+        else:
+            for j in range(nj):
+                q[j] = q0[j]
+                qd[j] = v0[j]
+            sd[0] = sr[2, 0]
+            sd[1] = sr[2, 1]
             flow(q, qd, sd, t, dt, locked, target, par, ipar, w, cnt)
-            # The interpolant's root is approximate: if a coil still ends inside,
-            # locate again within the shorter interval (secant-like, a few rounds)
+            # The root is approximate: if a coil still ends inside, locate again
+            # within the shorter interval (on the cubic: no acceleration at its end)
             # rather than project a deep overlap away, which would jolt the chain.
             for _ in range(8):
                 if kind != 1 or _deepest(q, locked, j0, tmin) >= -PROJ_TOL:
                     break
-                dt *= min(_earliest_hit(q, qd, y0[2], y0[3], dt, locked, j0, tmin), 1.0)
+                dt *= min(_earliest_hit(q, qd, q0, v0, a0, a1, dt, locked, j0, tmin, False),
+                          1.0)
                 for j in range(nj):
-                    q[j] = y0[2][j]
-                    qd[j] = y0[3][j]
-                sd[0] = sd0
-                sd[1] = sd1
+                    q[j] = q0[j]
+                    qd[j] = v0[j]
+                sd[0] = sr[2, 0]
+                sd[1] = sr[2, 1]
                 if dt > 0.0:
                     flow(q, qd, sd, t, dt, locked, target, par, ipar, w, cnt)
+        for j in range(j0, nj):
+            if locked[j]:
+                q[j] = tmin
+                qd[j] = 0.0
         t += dt
         rem -= dt
         if kind == 1:
