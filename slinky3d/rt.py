@@ -89,8 +89,9 @@ class Work:
         self.lam0 = np.zeros(nj)
         self.lam1 = np.zeros(nj)
         self.vec = np.zeros((7, 3))  # 0-2 anchor motion; 4-6 grab damper at a sub-step's ends
-        # 0 zeros/tmp, 1 v+, 2-3 state at a sub-step start, 4-5 accelerations at its ends
-        self.scratch = np.zeros((6, nj))
+        # 0 zeros/tmp, 1 v+, 2-3 state at a sub-step start, 4-5 accelerations at its
+        # ends, 6 a stage's spring offset, 7 zeros (never written)
+        self.scratch = np.zeros((8, nj))
         self.bscratch = np.zeros((4, nj), dtype=np.bool_)  # cand, act, viol, sticky
         # flags[0] = 1: qdd/freq hold the dynamics of the current state and contacts
         # (the end of the last step), so the next contact solve need not redo it
@@ -103,13 +104,14 @@ class Work:
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
-def deriv(q, qd, sd, t, locked, target, par, ipar, w, out_qdd, out_sd, vdamp, armh):
-    """Accelerations of the undamped system with `locked` joints held; returns nothing.
+def deriv(q, qd, sd, t, locked, target, par, ipar, w, out_qdd, out_sd, vdamp, qx, armh):
+    """Accelerations of the system with `locked` joints held; returns nothing.
 
     Fills out_qdd and out_sd (grab damper rate); w.freq holds, for locked joints,
     the contact torque, for prescribed base joints the anchor reaction. The
-    joint damping acts with the velocities `vdamp` (qd itself, or a Rosenbrock
-    stage's combination) and is implicit through the armature armh = gamma h C_D.
+    joint damping acts with the velocities `vdamp` and the springs with the
+    angles q + qx (qd and 0 for the true dynamics; a Rosenbrock stage's
+    combinations otherwise), implicit through the armature armh (see _stages).
     """
     (ws, E, U, tau, fext, presc, qdd_p, arm, qdd, freq, kq, kv, ks, save,
      lam0, lam1, vec, scratch, bscratch, flags) = w
@@ -126,7 +128,7 @@ def deriv(q, qd, sd, t, locked, target, par, ipar, w, out_qdd, out_sd, vdamp, ar
         presc[j] = locked[j]
     cd = par[P_CD]
     for j in range(BASE, nj):
-        tau[j] = -k * q[j] - cd * vdamp[j]
+        tau[j] = -k * (q[j] + qx[j]) - cd * vdamp[j]
         arm[j] = armh
     if free:
         tau[BASE] = 0.0  # a free Slinky has no holder: no spring at joint 1
@@ -252,7 +254,8 @@ def _stages(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
     else:
         A, B, Cg, g = EXP_A, EXP_B, EXP_C, 0.0
     ns = B.shape[0]
-    armh = g * h * par[P_CD]
+    qx = w[17][6]
+    armh = g * h * par[P_CD] + g * g * h * h * par[P_K]
     for st in range(ns):
         _combine(q, qd, sd, q0, v0, s00, s01, A[st], st, kq, kv, ks)
         tst = t
@@ -260,15 +263,19 @@ def _stages(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
             tst += A[st, m] * h
         for j in range(nj):
             vd[j] = qd[j]
+            qx[j] = 0.0
         for m in range(st):
             c = Cg[st, m]
             if c != 0.0:
                 for j in range(nj):
                     vd[j] += c * kv[m, j]
-        deriv(q, qd, sd, tst, locked, target, par, ipar, w, kv[st], ks[st], vd, armh)
+                    qx[j] += c * kq[m, j]
+        for j in range(nj):
+            qx[j] += g * h * vd[j]
+        deriv(q, qd, sd, tst, locked, target, par, ipar, w, kv[st], ks[st], vd, qx, armh)
         cnt[C_EVALS] += 1
         for j in range(nj):
-            kq[st, j] = h * qd[j]
+            kq[st, j] = h * (vd[j] + g * h * kv[st, j])
             kv[st, j] = h * kv[st, j]
         ks[st, 0] *= h
         ks[st, 1] *= h

@@ -45,6 +45,10 @@ DT_STUCK = 1e-4  # fraction of h: hits closer than this in time are one contact 
 GAP_STUCK = 1e-7  # rad, and
 V_STUCK = 1e-3  # rad/s: a coil this close and slow is held with its neighbours then
 MAX_PIVOTS = 60
+# Events in the first S_DENSE of a sub-step take their state from its quintic
+# Hermite (the end state's weight there, ~10 s^3, is ~1e-3); later ones integrate
+# again to the event: right after an impact the stiff damping relaxes the coils'
+# relative rates within ~0.1 ms, which no polynomial over the sub-step follows.
 S_DENSE = 0.05
 PROJ_TOL = 1e-9  # rad: overlap left to the position projection after locating a hit
 
@@ -235,7 +239,7 @@ def resting(q, qd, sd, t, locked, target, par, ipar, w, cnt, fresh=False):
     done = False
     for it in range(MAX_PIVOTS):
         if not (fresh and it == 0):
-            deriv(q, qd, sd, t, locked, target, par, ipar, w, qdd, sdd, qd, 0.0)
+            deriv(q, qd, sd, t, locked, target, par, ipar, w, qdd, sdd, qd, w[17][7], 0.0)
             cnt[C_EVALS] += 1
         if scale == 0.0:
             for j in range(j0, nj):
@@ -367,7 +371,7 @@ def _accel(q, qd, sd, t, locked, target, par, ipar, w, cnt, acc, rate):
     rate, and into w's qdd (which the next contact solve may reuse)."""
     qdd = w[8]
     sdd = w[12][12]
-    deriv(q, qd, sd, t, locked, target, par, ipar, w, qdd, sdd, qd, 0.0)
+    deriv(q, qd, sd, t, locked, target, par, ipar, w, qdd, sdd, qd, w[17][7], 0.0)
     cnt[C_EVALS] += 1
     for j in range(q.shape[0]):
         acc[j] = qdd[j]

@@ -20,7 +20,16 @@ import numpy as np
 
 from . import chain
 from .errors import SceneError, SlinkyError
-from .model import CONTACT_LAWS, ContactSpec, EndSpec, GrabSpec, Motion, Scene, SlinkySpec
+from .model import (
+    CONTACT_LAWS,
+    ContactSpec,
+    EndSpec,
+    GrabSpec,
+    Motion,
+    Scene,
+    SlinkySpec,
+    default_dt,
+)
 from .overrides import SET_WHERE, apply_overrides
 from .params import OVERRIDABLE, PRESETS, Params, preset
 from .resources import data_dir, scene_path
@@ -430,6 +439,8 @@ def from_dict(doc: dict, where: str = "<scene>", overrides: Sequence[str] = (),
     kw: dict[str, Any] = {}
     if t.has("dt"):
         kw["dt"] = t.number("dt", 0.0, lo=0.0, hi=DT_MAX, open_lo=True)
+    else:
+        kw["dt"] = default_dt(slinkies)
     return Scene(
         slinkies=slinkies,
         title=t.string("title", stem),

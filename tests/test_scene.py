@@ -9,7 +9,7 @@ import pytest
 from slinky3d import chain, scene
 from slinky3d.errors import SceneError
 from slinky3d.look import CameraHint, Look
-from slinky3d.model import Scene
+from slinky3d.model import DT_UNDAMPED, Scene
 from slinky3d.resources import data_dir
 
 SCENES = sorted(data_dir("scenes").glob("*.toml"))
@@ -117,7 +117,9 @@ def test_defaults_and_title_from_stem(tmp_path):
     f = tmp_path / "my-scene.toml"
     f.write_text(BASE.replace('title = "t"', ""))
     sc = scene.load(f)
-    assert sc.title == "my-scene" and sc.dt == Scene.dt and sc.duration == Scene.duration
+    assert sc.title == "my-scene" and sc.duration == Scene.duration
+    assert sc.dt == DT_UNDAMPED  # undamped: the explicit step
+    assert scene.load(f, ["slinky.C_D=1e-3"]).dt == Scene.dt  # damped: the Rosenbrock step
     (s,) = sc.slinkies
     assert s.contact.enabled and s.contact.law == "rigid" and s.params.C_D == 0.0
     assert sc.path == str(f) and sc.raw["slinky"]["preset"] == "plastic"
