@@ -85,7 +85,7 @@ class Work:
         self.kq = np.zeros((NSTAGE_MAX + 1, nj))
         self.kv = np.zeros((NSTAGE_MAX + 1, nj))
         self.ks = np.zeros((NSTAGE_MAX + 1, 2))
-        self.save = np.zeros((3, nj))  # step start q, qd; damping velocities
+        self.save = np.zeros((5, nj))  # step start q, qd; damping velocities; flow start
         self.lam0 = np.zeros(nj)
         self.lam1 = np.zeros(nj)
         self.vec = np.zeros((7, 3))  # 0-2 anchor motion; 4-6 grab damper at a sub-step's ends
@@ -209,13 +209,19 @@ ROSW_C = np.array([[0.0, 0.0, 0.0, 0.0], [-0.87173304301691801, 0.0, 0.0, 0.0],
                    [0.24212380706095346, -1.2232505839045147, 0.54526025533510214, 0.0]])
 ROSW_B = np.array([0.24212380706095346, -1.2232505839045147, 1.5452602553351020,
                    0.43586652150845900])
+# b - bhat: the embedded 2nd-order solution's difference, the local error estimate
+ROSW_E = ROSW_B - np.array([0.37810903145819369, -0.096042292212423178, 0.5,
+                            0.21793326075422950])
 # Undamped: Dormand and Prince's 8th-order tableau (scipy's DOP853), used at a fixed
 # step. RK4 lost 3% of a free steel Slinky's energy in 10 s at 1 ms (it dissipates
 # the fast modes as (omega h)^6); this keeps energy to ~1e-6 for 3x the evaluations.
 EXP_A = np.ascontiguousarray(dop853_coefficients.A[:12, :12])
 EXP_B = np.ascontiguousarray(dop853_coefficients.B)
 EXP_C = np.zeros((12, 12))
+EXP_E = np.zeros(12)  # no estimate: the undamped step is not sub-stepped
 NSTAGE_MAX = 12
+ERR_TOL = 2e-3  # rad: a violent state (flung coils at ~30 rad/s) is sub-stepped
+MAX_HALVINGS = 3
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
@@ -250,9 +256,9 @@ def _stages(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
     s00 = sd[0]
     s01 = sd[1]
     if par[P_CD] > 0.0:
-        A, B, Cg, g = ROSW_A, ROSW_B, ROSW_C, ROSW_G
+        A, B, Cg, g, Ee = ROSW_A, ROSW_B, ROSW_C, ROSW_G, ROSW_E
     else:
-        A, B, Cg, g = EXP_A, EXP_B, EXP_C, 0.0
+        A, B, Cg, g, Ee = EXP_A, EXP_B, EXP_C, 0.0, EXP_E
     ns = B.shape[0]
     qx = w[17][6]
     armh = g * h * par[P_CD] + g * g * h * h * par[P_K]
@@ -280,19 +286,52 @@ def _stages(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
         ks[st, 0] *= h
         ks[st, 1] *= h
     _combine(q, qd, sd, q0, v0, s00, s01, B, ns, kq, kv, ks)
+    err = 0.0
+    for j in range(BASE, nj):
+        eq = 0.0
+        ev = 0.0
+        for m in range(ns):
+            eq += Ee[m] * kq[m, j]
+            ev += Ee[m] * kv[m, j]
+        err = max(err, abs(eq), abs(ev) * h)
+    return err
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
 def flow(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
-    """Advance h with a fixed contact state (soft contact in sub-steps); in place."""
+    """Advance h with a fixed contact state, in place: in 2^d equal sub-steps, d the
+    least (<= MAX_HALVINGS) whose every sub-step's error estimate is within ERR_TOL
+    (rad; rad/s times the sub-step), times the soft law's sub-steps."""
+    nj = q.shape[0]
+    start = w[13]
+    for j in range(nj):
+        start[3, j] = q[j]
+        start[4, j] = qd[j]
+    vec = w[16]
+    vec[3, 0] = sd[0]
+    vec[3, 1] = sd[1]
     nsub = max(ipar[I_NSUB], 1)
-    hs = h / nsub
-    for i in range(nsub):
-        ts = t + i * hs
-        _stages(q, qd, sd, ts, hs, locked, target, par, ipar, w, cnt)
-        _set_base(q, qd, ts + hs, par, ipar, w[16])
+    for d in range(MAX_HALVINGS + 1):
+        if d > 0:
+            for j in range(nj):
+                q[j] = start[3, j]
+                qd[j] = start[4, j]
+            sd[0] = vec[3, 0]
+            sd[1] = vec[3, 1]
+        pieces = nsub << d
+        hs = h / pieces
+        ok = True
+        for i in range(pieces):
+            ts = t + i * hs
+            err = _stages(q, qd, sd, ts, hs, locked, target, par, ipar, w, cnt)
+            _set_base(q, qd, ts + hs, par, ipar, vec)
+            if err > ERR_TOL and d < MAX_HALVINGS:
+                ok = False
+                break
+        if ok:
+            break
     tmin = par[P_TMIN]
-    for j in range(BASE, q.shape[0]):
+    for j in range(BASE, nj):
         if locked[j]:
             q[j] = tmin
             qd[j] = 0.0

@@ -145,8 +145,10 @@ def test_behind_drops_the_backlog(plastic, thread):
     th = thread(realtime=False)  # paused: patch the solver slower than real time first
     step = th.sim.step
 
+    nap = 2.5 * th.sim.h  # per step: 0.4x real time at best
+
     def slow(n=1):
-        time.sleep(0.005)  # 5 ms per 2 ms step: 0.4x real time at best
+        time.sleep(nap * n)
         step(n)
 
     th.sim.step = slow
