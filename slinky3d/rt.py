@@ -94,7 +94,8 @@ class Work:
         self.scratch = np.zeros((8, nj))
         self.bscratch = np.zeros((4, nj), dtype=np.bool_)  # cand, act, viol, sticky
         # flags[0] = 1: qdd/freq hold the dynamics of the current state and contacts
-        # (the end of the last step), so the next contact solve need not redo it
+        # (the end of the last step), so the next contact solve need not redo it;
+        # flags[1] = 1: fext holds a force (zeroed lazily: it is zero without a grab)
         self.flags = np.zeros(2, dtype=np.int64)
 
     def arrays(self):
@@ -121,15 +122,16 @@ def deriv(q, qd, sd, t, locked, target, par, ipar, w, out_qdd, out_sd, vdamp, qx
     k = par[P_K]
     tmin = par[P_TMIN]
     law = ipar[I_LAW]
-    for j in range(nj):
-        tau[j] = 0.0
-        arm[j] = 0.0
-        qdd_p[j] = 0.0
-        presc[j] = locked[j]
     cd = par[P_CD]
-    for j in range(BASE, nj):
-        tau[j] = -k * (q[j] + qx[j]) - cd * vdamp[j]
-        arm[j] = armh
+    for j in range(nj):
+        presc[j] = locked[j]
+        qdd_p[j] = 0.0
+        if j >= BASE:
+            tau[j] = -k * (q[j] + qx[j]) - cd * vdamp[j]
+            arm[j] = armh
+        else:
+            tau[j] = 0.0
+            arm[j] = 0.0
     if free:
         tau[BASE] = 0.0  # a free Slinky has no holder: no spring at joint 1
         arm[BASE] = 0.0
@@ -151,10 +153,12 @@ def deriv(q, qd, sd, t, locked, target, par, ipar, w, out_qdd, out_sd, vdamp, qx
                 f = kc * pen - dc * qd[j]
                 if f > 0.0:
                     tau[j] += f
-    for i in range(n):
-        fext[i, 0] = 0.0
-        fext[i, 1] = 0.0
-        fext[i, 2] = 0.0
+    if flags[1] != 0:  # a grab force was applied last time
+        for i in range(n):
+            fext[i, 0] = 0.0
+            fext[i, 1] = 0.0
+            fext[i, 2] = 0.0
+        flags[1] = 0
     out_sd[0] = 0.0
     out_sd[1] = 0.0
     if ipar[I_GRAB] != 0:
@@ -174,6 +178,7 @@ def deriv(q, qd, sd, t, locked, target, par, ipar, w, out_qdd, out_sd, vdamp, qx
         out_sd[0] = mx / par[P_GD]
         out_sd[1] = my / par[P_GD]
         point_force(E, kp, fx, fy, fext)
+        flags[1] = 1
     aba(q, qd, tau, presc, qdd_p, fext, arm, par[P_M], par[P_I], par[P_R], par[P_G],
         out_qdd, freq, E, U, ws)
     # contact torque of locked joints = needed torque minus the spring's
@@ -298,10 +303,12 @@ def _stages(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
-def flow(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
-    """Advance h with a fixed contact state, in place: in 2^d equal sub-steps, d the
-    least (<= MAX_HALVINGS) whose every sub-step's error estimate is within ERR_TOL
-    (rad; rad/s times the sub-step), times the soft law's sub-steps."""
+def flow(q, qd, sd, t, h, locked, target, par, ipar, w, cnt, control=True):
+    """Advance h with a fixed contact state, in place; returns the largest error
+    estimate of its sub-steps. control: in 2^d equal sub-steps, d the least
+    (<= MAX_HALVINGS) whose every sub-step's estimate is within ERR_TOL (rad; rad/s
+    times the sub-step); else one try (times the soft law's sub-steps), for a
+    trial flow that an event may cut short."""
     nj = q.shape[0]
     start = w[13]
     for j in range(nj):
@@ -311,7 +318,9 @@ def flow(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
     vec[3, 0] = sd[0]
     vec[3, 1] = sd[1]
     nsub = max(ipar[I_NSUB], 1)
-    for d in range(MAX_HALVINGS + 1):
+    dmax = MAX_HALVINGS if control else 0
+    worst = 0.0
+    for d in range(dmax + 1):
         if d > 0:
             for j in range(nj):
                 q[j] = start[3, j]
@@ -320,18 +329,19 @@ def flow(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
             sd[1] = vec[3, 1]
         pieces = nsub << d
         hs = h / pieces
-        ok = True
+        worst = 0.0
         for i in range(pieces):
             ts = t + i * hs
             err = _stages(q, qd, sd, ts, hs, locked, target, par, ipar, w, cnt)
             _set_base(q, qd, ts + hs, par, ipar, vec)
-            if err > ERR_TOL and d < MAX_HALVINGS:
-                ok = False
+            worst = max(worst, err)
+            if err > ERR_TOL and d < dmax:
                 break
-        if ok:
+        if worst <= ERR_TOL:
             break
     tmin = par[P_TMIN]
     for j in range(BASE, nj):
         if locked[j]:
             q[j] = tmin
             qd[j] = 0.0
+    return worst

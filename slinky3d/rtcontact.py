@@ -24,6 +24,7 @@ from .rt import (
     C_LCPFAIL,
     C_SEPARATIONS,
     C_STUCK,
+    ERR_TOL,
     I_FREE,
     I_LAW,
     LAW_PAPER,
@@ -284,24 +285,37 @@ def _quintic(s, p0, v0, a0, p1, v1, a1):
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
-def _root(p0, v0, a0, p1, v1, a1):
-    """First s in (0, 1] where the quintic (p(0) = p0 >= 0, p(1) = p1 < 0) reaches 0:
-    a scan finds the first sign change (a gap can open and close again within a
-    step), bisection refines it."""
+def _root(p0, v0, a0, p1, v1, a1, before):
+    """First s in (0, 1] where the quintic (p(0) = p0 >= 0, p(1) = p1 < 0) reaches 0,
+    or 2.0 if it does not before `before`: a scan finds the first sign change (a gap
+    can open and close again within a step), then Newton steps kept inside the
+    bracket, which halves each round, refine it to 1e-14."""
     lo = 0.0
-    hi = 1.0
+    hi = 2.0
     for i in range(1, 33):
         s = i / 32.0
+        if s - 1.0 / 32.0 >= before:
+            return 2.0  # no earlier than a root already found
         if _quintic(s, p0, v0, a0, p1, v1, a1)[0] <= 0.0:
             hi = s
             break
         lo = s
-    for _ in range(44):
-        s = 0.5 * (lo + hi)
-        if _quintic(s, p0, v0, a0, p1, v1, a1)[0] > 0.0:
-            lo = s
+    for _ in range(60):
+        if hi - lo <= 1e-14:
+            break
+        m = 0.5 * (lo + hi)
+        f, df = _quintic(m, p0, v0, a0, p1, v1, a1)
+        if f > 0.0:
+            lo = m
         else:
-            hi = s
+            hi = m
+        if df != 0.0:
+            x = m - f / df
+            if lo < x < hi:
+                if _quintic(x, p0, v0, a0, p1, v1, a1)[0] > 0.0:
+                    lo = x
+                else:
+                    hi = x
     return hi
 
 
@@ -328,7 +342,7 @@ def _earliest_hit(q, qd, q0, v0, a0, a1, dt, locked, j0, tmin, quintic=True):
                 else:  # the cubic's own curvatures: the quintic is then that cubic
                     c0 = 2.0 * (3.0 * (p1 - p0) - 2.0 * m0 - m1)
                     c1 = c0 + 6.0 * (2.0 * (p0 - p1) + m0 + m1)
-                s = _root(p0, m0, c0, p1, m1, c1)
+                s = _root(p0, m0, c0, p1, m1, c1, best)
             if s < best:
                 best = s
     return best
@@ -415,6 +429,7 @@ def step(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
     flags[0] = 0
     rem = h
     nev = 0
+    control = False  # a sub-step is tried once; error control only if it is kept
     while rem > 1e-12 * h:
         have0 = resting(q, qd, sd, t, locked, target, par, ipar, w, cnt, fresh)
         fresh = False
@@ -428,7 +443,7 @@ def step(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
             v0[j] = qd[j]
         sr[2, 0] = sd[0]
         sr[2, 1] = sd[1]
-        flow(q, qd, sd, t, rem, locked, target, par, ipar, w, cnt)
+        err = flow(q, qd, sd, t, rem, locked, target, par, ipar, w, cnt, control)
         has_locked = False
         for j in range(j0, nj):
             if locked[j]:
@@ -456,6 +471,15 @@ def step(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
                     if s >= SEP_MIN and s < best:
                         best = s
                         kind = 2
+        if (kind == 0 or nev >= MAX_EVENTS) and err > ERR_TOL and not control:
+            # kept as it is but not accurate enough: again, in shorter pieces
+            for j in range(nj):
+                q[j] = q0[j]
+                qd[j] = v0[j]
+            sd[0] = sr[2, 0]
+            sd[1] = sr[2, 1]
+            control = True
+            continue
         if kind == 0 or nev >= MAX_EVENTS:
             t += rem
             if has_locked:
@@ -495,6 +519,7 @@ def step(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
                 qd[j] = 0.0
         t += dt
         rem -= dt
+        control = False
         if kind == 1:
             if dt <= DT_STUCK * h:
                 # Coils pressing in again within a vanishing time (a Zeno-like
