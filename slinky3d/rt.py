@@ -90,8 +90,8 @@ class Work:
         self.lam1 = np.zeros(nj)
         self.vec = np.zeros((7, 3))  # 0-2 anchor motion; 4-6 grab damper at a sub-step's ends
         # 0 zeros/tmp, 1 v+, 2-3 state at a sub-step start, 4-5 accelerations at its
-        # ends, 6 a stage's spring offset, 7 zeros (never written)
-        self.scratch = np.zeros((8, nj))
+        # ends, 6 a stage's spring offset, 7 zeros (never written), 8-9 its end state
+        self.scratch = np.zeros((10, nj))
         self.bscratch = np.zeros((4, nj), dtype=np.bool_)  # cand, act, viol, sticky
         # flags[0] = 1: qdd/freq hold the dynamics of the current state and contacts
         # (the end of the last step), so the next contact solve need not redo it;

@@ -46,6 +46,7 @@ DT_STUCK = 1e-4  # fraction of h: hits closer than this in time are one contact 
 GAP_STUCK = 1e-7  # rad, and
 V_STUCK = 1e-3  # rad/s: a coil this close and slow is held with its neighbours then
 MAX_PIVOTS = 60
+SEP_ITER = 3  # evaluations to refine a separation's time
 # Events in the first S_DENSE of a sub-step take their state from its quintic
 # Hermite (the end state's weight there, ~10 s^3, is ~1e-3); later ones integrate
 # again to the event: right after an impact the stiff damping relaxes the coils'
@@ -394,6 +395,61 @@ def _accel(q, qd, sd, t, locked, target, par, ipar, w, cnt, acc, rate):
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
+def _separation(q, qd, sd, q0, v0, a0, a1, sr, t, dt, s, locked, target, par, ipar, w,
+                cnt):
+    """Refine the time (fraction of dt) at which the first contact torque turns
+    tensile, from the linear estimate s: regula falsi on the smallest torque of
+    the contacts that start compressive, evaluated on states of the sub-step's
+    quintic (one evaluation each). Right after impacts the torques change fast
+    and the linear estimate often falls early, which would cost a sub-step.
+    q, qd, sd (the sub-step's end) are left as they were; w's dynamics are not."""
+    nj = q.shape[0]
+    lam0 = w[14]
+    freq = w[9]
+    qe = w[17][8]
+    ve = w[17][9]
+    for j in range(nj):
+        qe[j] = q[j]
+        ve[j] = qd[j]
+    se0 = sd[0]
+    se1 = sd[1]
+    tmin = par[P_TMIN]
+    lo, glo = 0.0, 1e300
+    hi, ghi = 1.0, 1e300
+    for j in range(nj):
+        if locked[j] and lam0[j] > 0.0:
+            glo = min(glo, lam0[j])
+            ghi = min(ghi, w[15][j])  # < 0: some contact ends tensile
+    for _ in range(SEP_ITER):
+        _dense(q, qd, sd, q0, v0, a0, a1, sr, s, dt)
+        _set_base(q, qd, t + s * dt, par, ipar, w[16])
+        for j in range(nj):
+            if locked[j]:
+                q[j] = tmin
+                qd[j] = 0.0
+        deriv(q, qd, sd, t + s * dt, locked, target, par, ipar, w, w[8], w[12][12], qd,
+              w[17][7], 0.0)
+        cnt[C_EVALS] += 1
+        g = 1e300
+        for j in range(nj):
+            if locked[j] and lam0[j] > 0.0 and freq[j] < g:
+                g = freq[j]
+        if g > 0.0:
+            lo, glo = s, g
+        else:
+            hi, ghi = s, g
+        for j in range(nj):
+            q[j] = qe[j]
+            qd[j] = ve[j]
+        sd[0] = se0
+        sd[1] = se1
+        if hi - lo < SEP_MIN:
+            break
+        s = lo + (hi - lo) * glo / (glo - ghi)
+    return lo + (hi - lo) * glo / (glo - ghi)
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
 def step(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
     """Advance exactly h with events located inside the step; returns the new time.
 
@@ -456,10 +512,12 @@ def step(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
             _accel(q, qd, sd, t + rem, locked, target, par, ipar, w, cnt, a1, sr[1])
         best = 2.0
         kind = 0
+        stale = False  # w's dynamics are no longer the end's
         if hit:
             best = _earliest_hit(q, qd, q0, v0, a0, a1, rem, locked, j0, tmin)
             kind = 1 if best <= 1.0 else 0
         if has_locked:
+            s_sep = 2.0
             for j in range(j0, nj):
                 lam1[j] = freq[j] if locked[j] else 0.0
                 if locked[j] and lam1[j] < 0.0 and lam0[j] > 0.0:
@@ -468,9 +526,17 @@ def step(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
                     # found again right at the start of the sub-step (the previous
                     # location was good) is left to the next step's contact solve:
                     # refining it further would only repeat the sub-step.
-                    if s >= SEP_MIN and s < best:
-                        best = s
-                        kind = 2
+                    if s >= SEP_MIN and s < s_sep:
+                        s_sep = s
+            if s_sep < best:
+                if not hit:  # the quintic needs the start's accelerations
+                    _accel(q0, v0, sr[2], t, locked, target, par, ipar, w, cnt, a0, sr[0])
+                s_sep = _separation(q, qd, sd, q0, v0, a0, a1, sr, t, rem, s_sep, locked,
+                                    target, par, ipar, w, cnt)
+                stale = True
+                if s_sep >= SEP_MIN and s_sep < best:
+                    best = s_sep
+                    kind = 2
         if (kind == 0 or nev >= MAX_EVENTS) and err > ERR_TOL and not control:
             # kept as it is but not accurate enough: again, in shorter pieces
             for j in range(nj):
@@ -482,7 +548,7 @@ def step(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
             continue
         if kind == 0 or nev >= MAX_EVENTS:
             t += rem
-            if has_locked:
+            if has_locked and not stale:
                 flags[0] = 1
             break
         nev += 1
