@@ -43,7 +43,7 @@ class SlinkySolver:
         n = p.N
         self.work = rt.Work(n)
         self.w = self.work.arrays()
-        self.cnt = np.zeros(16, dtype=np.int64)
+        self.cnt = np.zeros(6, dtype=np.int64)
         self.par = np.zeros(rt.NPAR)
         self.ipar = np.zeros(rt.NIPAR, dtype=np.int64)
         self._fill_params()
