@@ -1,0 +1,78 @@
+"""The step scheme itself: its order with springs and damping implicit, the error
+control that sub-steps violent states, and the event interpolant."""
+
+import numpy as np
+
+from slinky3d import chain, rt, scene
+from slinky3d.rtcontact import _quintic, _root
+from slinky3d.sim import Simulation
+
+
+def far_end_after(sc, h: float, seconds: float) -> np.ndarray:
+    sim = Simulation(sc, h)
+    sim.step(round(seconds / h))
+    s = sim.slinkies[0]
+    return chain.end_points(s.q, s.p.R)[-1]
+
+
+def test_order_of_the_rosenbrock_step():
+    """3Pb (damped, no contacts): halving h cuts the far end's error by about 2^3
+    (order 3; the springs and the damping are both in the W-method's Jacobian)."""
+    sc = scene.load("3Pb")
+    ref = far_end_after(sc, 0.25e-3, 0.6)
+    e4, e2, e1 = (np.linalg.norm(far_end_after(sc, h, 0.6) - ref)
+                  for h in (4e-3, 2e-3, 1e-3))
+    assert e4 < 1e-4  # m: a tenth of a millimetre at the default step
+    assert e4 / e2 > 5.0 and e2 / e1 > 5.0
+
+
+def violent(name: str = "hanging-steel"):
+    """A damped steel Slinky, contacts off, its joints flung at ~30 rad/s."""
+    sim = Simulation(scene.load(name, ["slinky.contact.enabled=false"]))
+    s = sim.slinkies[0]
+    s.qd[3:] = np.random.default_rng(3).normal(0.0, 30.0, s.p.N)
+    return s
+
+
+def one_flow(s, h, control, pieces=1):
+    q, qd, sd = s.q.copy(), s.qd.copy(), s.sd.copy()
+    cnt = np.zeros(6, dtype=np.int64)
+    for i in range(pieces):
+        rt.flow(q, qd, sd, i * h / pieces, h / pieces, s.locked, s.target, s.par, s.ipar,
+                s.w, cnt, control)
+    return q, qd, int(cnt[rt.C_EVALS])
+
+
+def test_error_control_substeps_a_violent_state():
+    """Where the embedded estimate is over the tolerance the flow is halved: it is
+    then much closer to a fine solution, and only then does it cost more."""
+    s = violent()
+    h = s.h
+    qf, vf, _ = one_flow(s, h, False, pieces=64)
+    q1, v1, n1 = one_flow(s, h, False)
+    qc, vc, nc = one_flow(s, h, True)
+    assert n1 == 4 and nc > 4
+    assert np.abs(qc - qf).max() < 0.25 * np.abs(q1 - qf).max()
+    # a calm state is not sub-stepped
+    calm = Simulation(scene.load("hanging-steel")).slinkies[0]
+    assert one_flow(calm, h, True)[2] == 4
+
+
+def test_quintic_interpolant_and_its_first_root():
+    """The event interpolant reproduces any quintic (values and slopes), and the
+    root finder returns the first of two crossings, or none before a bound."""
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        P = np.polynomial.Polynomial(rng.normal(size=6))
+        d1, d2 = P.deriv(), P.deriv(2)
+        ends = (P(0), d1(0), d2(0), P(1), d1(1), d2(1))
+        for s in rng.uniform(0, 1, 5):
+            p, dp = _quintic(s, *ends)
+            assert abs(p - P(s)) < 1e-12 and abs(dp - d1(s)) < 1e-11
+    # crossing zero at 0.3 (down), 0.6 (up) and 0.9 (down)
+    P = np.polynomial.Polynomial.fromroots([0.3, 0.6, 0.9]) * -1.0
+    d1, d2 = P.deriv(), P.deriv(2)
+    ends = (P(0), d1(0), d2(0), P(1), d1(1), d2(1))
+    assert P(0) > 0 and P(1) < 0
+    assert abs(_root(*ends, 2.0) - 0.3) < 1e-12
+    assert _root(*ends, 0.2) == 2.0  # a root is already known before 0.2
