@@ -1,21 +1,19 @@
 """Compiled core of the real-time solver: fixed steps with events inside them.
 
-One step of size h is four O(N) dynamics evaluations: classical RK4 without
-damping; with damping the Rosenbrock-W method ROS34PW2, in which the joint damping
--C_D theta_dot (the stiff part: C_D / I ~ 8e3 1/s, explicit RK4 would need
-h < 0.35 ms) is implicit. Its linear solves (M + gamma h C) x = f cost nothing
-extra: gamma h C_D is added to each joint's "armature" in the articulated-body
-algorithm. Coils in resting contact are *locked* joints, prescribed at zero
-acceleration, so they stay exactly at theta_min.
+With damping, one step of size h is the Rosenbrock-W method ROS34PW2 (four O(N)
+dynamics evaluations) whose Jacobian holds the joint springs and damping, the stiff
+linear part (C_D / I ~ 8e3 1/s: explicit RK4 would need h < 0.35 ms). Its linear
+solves (M + gamma h C + gamma^2 h^2 K) x = f cost nothing extra: the diagonal goes
+on each joint's "armature" in the articulated-body algorithm. A flow whose embedded
+error estimate is too large is redone in 2, 4 or 8 sub-steps. Without damping the
+step is an explicit 8th-order tableau. Coils in resting contact are *locked*
+joints, prescribed at zero acceleration, so they stay exactly at theta_min.
 
-Events inside a step (rigid and paper laws) are located and the step is split:
-a free joint reaching theta_min (cubic Hermite interpolant of the step, then
-bisection) triggers the impact law; a locked joint whose contact torque would
-turn tensile (linear interpolation of the torque) is unlocked there. The output
-stays on the fixed grid. All contacts at an instant are solved together: impact
-and resting contact are linear complementarity problems over the joints at
-theta_min, solved by block principal pivoting where every pivot is one O(N)
-hybrid articulated-body solve (the Delassus matrix is never formed).
+Events inside a step (rigid and paper laws, rtcontact.py) are located and the step
+is split; the output stays on the fixed grid. All contacts at an instant are solved
+together: impact and resting contact are linear complementarity problems over the
+joints at theta_min, solved by block principal pivoting where every pivot is one
+O(N) hybrid articulated-body solve (the Delassus matrix is never formed).
 """
 
 from __future__ import annotations
@@ -199,13 +197,13 @@ def _set_base(q, qd, t, par, ipar, vec):
         qd[BASE] = 0.0
 
 
-# Step tableaus, one routine for both (Rosenbrock-W form):
-#   k_i = h f(y + sum_j a_ij k_j)  with the damping implicit:
-#   (M + g h C) k_i^v / h = F(y_i) - C (v_i + sum_j c_ij k_j^v)
+# Step tableaus, one routine for both (Rosenbrock-W form, W = [[0, I], [-M^-1 K,
+# -M^-1 C]] for y = (q, v)):  with vd = v_i + sum_j c_ij k_j^v,
+#   (M + g h C + g^2 h^2 K) k_i^v / h = F(y_i) - C vd - K (sum_j c_ij k_j^q + g h vd)
+#   k_i^q = h vd + g h k_i^v
 # With damping ROS34PW2 (Rang & Angermann), a W-method: order 3 whatever the
-# Jacobian, here only the damping's. Without, an explicit tableau (c = g = 0).
-# Splitting the damping off instead (Strang) fell to first order at h ~ 1 ms
-# (order reduction: the damping is stiff).
+# Jacobian. Without, an explicit tableau (c = g = 0). Splitting the damping off
+# instead (Strang) fell to first order at h ~ 1 ms (order reduction).
 ROSW_G = 0.43586652150845900
 ROSW_A = np.array([[0.0, 0.0, 0.0, 0.0], [0.87173304301691801, 0.0, 0.0, 0.0],
                    [0.84457060015369423, -0.11299064236484185, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0]])
