@@ -1,6 +1,6 @@
 """Real-time solver of one Slinky: fixed step, events inside steps, O(N) per step.
 
-The compiled kernels are in `rt.py` / `rtcontact.py`; this class owns one
+The compiled kernels are in `rt.py`, `rtlcp.py` and `rtcontact.py`; this class owns one
 Slinky's state (q, qd, contacts, grab) and its end conditions, which change at
 release times and on grab commands. Several Slinkies are several instances.
 """

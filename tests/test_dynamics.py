@@ -7,7 +7,7 @@ import pytest
 from slinky3d import aba, chain, reference, rt
 from slinky3d.model import ContactSpec, EndSpec, SlinkySpec
 from slinky3d.params import preset
-from slinky3d.rtcontact import impact
+from slinky3d.rtlcp import impact
 from slinky3d.solver import SlinkySolver
 
 BASE = 3
