@@ -86,7 +86,9 @@ class Work:
         self.save = np.zeros((5, nj))  # step start q, qd; damping velocities; flow start
         self.lam0 = np.zeros(nj)
         self.lam1 = np.zeros(nj)
-        self.vec = np.zeros((7, 3))  # 0-2 anchor motion; 4-6 grab damper at a sub-step's ends
+        # 0-2 anchor motion; 3 a flow's starting grab damper; 4-6 the grab damper at a
+        # sub-step's ends
+        self.vec = np.zeros((7, 3))
         # 0 zeros/tmp, 1 v+, 2-3 state at a sub-step start, 4-5 accelerations at its
         # ends, 6 a stage's spring offset, 7 zeros (never written), 8-9 its end state
         self.scratch = np.zeros((10, nj))
@@ -290,7 +292,7 @@ def _stages(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
         ks[st, 1] *= h
     _combine(q, qd, sd, q0, v0, s00, s01, B, ns, kq, kv, ks)
     err = 0.0
-    for j in range(BASE, nj):
+    for j in range(BASE, nj if g > 0.0 else 0):  # the explicit tableau has no estimate
         eq = 0.0
         ev = 0.0
         for m in range(ns):
@@ -309,14 +311,15 @@ def flow(q, qd, sd, t, h, locked, target, par, ipar, w, cnt, control=True):
     trial flow that an event may cut short."""
     nj = q.shape[0]
     start = w[13]
-    for j in range(nj):
-        start[3, j] = q[j]
-        start[4, j] = qd[j]
     vec = w[16]
-    vec[3, 0] = sd[0]
-    vec[3, 1] = sd[1]
     nsub = max(ipar[I_NSUB], 1)
     dmax = MAX_HALVINGS if control else 0
+    if dmax > 0:  # kept for a retry
+        for j in range(nj):
+            start[3, j] = q[j]
+            start[4, j] = qd[j]
+        vec[3, 0] = sd[0]
+        vec[3, 1] = sd[1]
     worst = 0.0
     for d in range(dmax + 1):
         if d > 0:

@@ -152,6 +152,16 @@ def _deepest(q, locked, j0, tmin):
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
+def _restore(q, qd, sd, q0, v0, s0):
+    """Back to the sub-step's start (q0, v0; the grab damper's state in s0)."""
+    for j in range(q.shape[0]):
+        q[j] = q0[j]
+        qd[j] = v0[j]
+    sd[0] = s0[0]
+    sd[1] = s0[1]
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
 def _accel(q, qd, sd, t, locked, target, par, ipar, w, cnt, acc, rate):
     """True accelerations (no armature) and grab-damper rate of a state, into acc and
     rate, and into w's qdd (which the next contact solve may reuse)."""
@@ -310,11 +320,7 @@ def step(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
                     kind = 2
         if (kind == 0 or nev >= MAX_EVENTS) and err > ERR_TOL and not control:
             # kept as it is but not accurate enough: again, in shorter pieces
-            for j in range(nj):
-                q[j] = q0[j]
-                qd[j] = v0[j]
-            sd[0] = sr[2, 0]
-            sd[1] = sr[2, 1]
+            _restore(q, qd, sd, q0, v0, sr[2])
             control = True
             continue
         if kind == 0 or nev >= MAX_EVENTS:
@@ -329,11 +335,7 @@ def step(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
             _dense(q, qd, sd, q0, v0, a0, a1, sr, best, rem)
             _set_base(q, qd, t + dt, par, ipar, w[16])
         else:
-            for j in range(nj):
-                q[j] = q0[j]
-                qd[j] = v0[j]
-            sd[0] = sr[2, 0]
-            sd[1] = sr[2, 1]
+            _restore(q, qd, sd, q0, v0, sr[2])
             flow(q, qd, sd, t, dt, locked, target, par, ipar, w, cnt)
             # The root is approximate: if a coil still ends inside, locate again
             # within the shorter interval (on the cubic: no acceleration at its end)
@@ -343,11 +345,7 @@ def step(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
                     break
                 dt *= min(_earliest_hit(q, qd, q0, v0, a0, a1, dt, locked, j0, tmin, False),
                           1.0)
-                for j in range(nj):
-                    q[j] = q0[j]
-                    qd[j] = v0[j]
-                sd[0] = sr[2, 0]
-                sd[1] = sr[2, 1]
+                _restore(q, qd, sd, q0, v0, sr[2])
                 if dt > 0.0:
                     flow(q, qd, sd, t, dt, locked, target, par, ipar, w, cnt)
         for j in range(j0, nj):
