@@ -310,8 +310,7 @@ def step(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
                     if s >= SEP_MIN and s < s_sep:
                         s_sep = s
             if s_sep < best:
-                if not hit:  # the quintic needs the start's accelerations
-                    _accel(q0, v0, sr[2], t, locked, target, par, ipar, w, cnt, a0, sr[0])
+                # a0 is set: a locked joint made the contact solve evaluate the start
                 s_sep = _separation(q, qd, sd, q0, v0, a0, a1, sr, t, rem, s_sep, locked,
                                     target, par, ipar, w, cnt)
                 stale = True
