@@ -68,8 +68,8 @@ S0, S1, S2 = 0, 1, 2  # motion subspace
 C1, C2 = 3, 4  # velocity-product acceleration (its angular part is 0 in the plane)
 P0, P1, P2 = 5, 6, 7  # bias force of the body; of the subtree at prescribed joints
 I00, I01, I02, I11, I12, I22 = 8, 9, 10, 11, 12, 13  # articulated inertia (prescribed only)
-U0, U1, U2 = 14, 15, 16  # I^A S
-DI, UU = 17, 18  # 1 / (S^T I^A S + armature), tau - S^T p
+Y0, Y1, Y2 = 14, 15, 16  # free joints: I^A S / D  (D = S^T I^A S + armature)
+UD = 17  # free joints: (tau - S^T p) / D - Y . c, pass 3's constant part
 TH, CO, SN = 19, 20, 21  # bar angle and its cosine, sine (bar k in column k)
 EX, EY, WW, VX, VY = 22, 23, 24, 25, 26  # bar start point; body velocity (omega, v at O)
 NROW = 27
@@ -237,13 +237,15 @@ def aba(q, qd, tau, presc, qdd_p, fext, armature, m, I, R, g, qdd, freq, E, U, w
             x2 = (b02 * s0 + b12 * s1) + (b22 * s2 + xm2)
             d = ((b00 * (s0 * s0) + b11 * (s1 * s1)) + (b22 * (s2 * s2) + dm)) + 2.0 * (
                 (b01 * (s0 * s1) + b02 * (s0 * s2)) + b12 * (s1 * s2))
-            ws[U0, j] = x0
-            ws[U1, j] = x1
-            ws[U2, j] = x2
             di = 1.0 / d
-            ws[DI, j] = di
             u = tau[j] - (s0 * p0 + s1 * p1 + s2 * p2)
-            ws[UU, j] = u
+            y0 = x0 * di
+            y1 = x1 * di
+            y2 = x2 * di
+            ws[Y0, j] = y0
+            ws[Y1, j] = y1
+            ws[Y2, j] = y2
+            ws[UD, j] = u * di - (y1 * c1 + y2 * c2)
             b00 = a00 - (x0 * x0) * di
             b01 = a01 - (x0 * x1) * di
             b02 = a02 - (x0 * x2) * di
@@ -258,17 +260,17 @@ def aba(q, qd, tau, presc, qdd_p, fext, armature, m, I, R, g, qdd, freq, E, U, w
     a0 = 0.0
     a1 = 0.0
     a2 = g
+    # A free joint's acceleration is UD - Y . a, a the parent body's: pass 2 folded
+    # the velocity product and 1 / D in, which shortens this loop's recurrence.
     for j in range(nj):
-        a1 += ws[C1, j]
-        a2 += ws[C2, j]
         if presc[j]:
             x = qdd_p[j]
         else:
-            x = (ws[UU, j] - (ws[U0, j] * a0 + ws[U1, j] * a1 + ws[U2, j] * a2)) * ws[DI, j]
+            x = (ws[UD, j] - ws[Y0, j] * a0) - (ws[Y1, j] * a1 + ws[Y2, j] * a2)
         qdd[j] = x
         a0 += ws[S0, j] * x
-        a1 += ws[S1, j] * x
-        a2 += ws[S2, j] * x
+        a1 = (a1 + ws[C1, j]) + ws[S1, j] * x
+        a2 = (a2 + ws[C2, j]) + ws[S2, j] * x
         if presc[j]:
             f0 = ws[I00, j] * a0 + ws[I01, j] * a1 + ws[I02, j] * a2 + ws[P0, j]
             f1 = ws[I01, j] * a0 + ws[I11, j] * a1 + ws[I12, j] * a2 + ws[P1, j]

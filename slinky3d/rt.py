@@ -123,15 +123,15 @@ def deriv(q, qd, sd, t, locked, target, par, ipar, w, out_qdd, out_sd, vdamp, qx
     tmin = par[P_TMIN]
     law = ipar[I_LAW]
     cd = par[P_CD]
-    for j in range(nj):
+    for j in range(BASE):
+        tau[j] = 0.0
+        arm[j] = 0.0
+    for j in range(nj):  # no branches: vectorized
         presc[j] = locked[j]
         qdd_p[j] = 0.0
-        if j >= BASE:
-            tau[j] = -k * (q[j] + qx[j]) - cd * vdamp[j]
-            arm[j] = armh
-        else:
-            tau[j] = 0.0
-            arm[j] = 0.0
+    for j in range(BASE, nj):
+        tau[j] = -k * (q[j] + qx[j]) - cd * vdamp[j]
+        arm[j] = armh
     if free:
         tau[BASE] = 0.0  # a free Slinky has no holder: no spring at joint 1
         arm[BASE] = 0.0
