@@ -4,7 +4,7 @@ control that sub-steps violent states, and the event interpolant."""
 import numpy as np
 
 from slinky3d import chain, rt, scene
-from slinky3d.rtcontact import _quintic, _root
+from slinky3d.rtcontact import _quintic, _root, _taylor_hit
 from slinky3d.sim import Simulation
 
 
@@ -76,3 +76,39 @@ def test_quintic_interpolant_and_its_first_root():
     assert P(0) > 0 and P(1) < 0
     assert abs(_root(*ends, 2.0) - 0.3) < 1e-12
     assert _root(*ends, 0.2) == 2.0  # a root is already known before 0.2
+
+
+def test_taylor_hit_is_the_first_root_of_the_quadratic():
+    """The short-range hit finder returns the first time a free coil's quadratic
+    gap g + v t + a t^2 / 2 reaches 0 within the bound, for an approaching coil,
+    one that leaves the bound and is pulled back, and none for locked, resting or
+    receding ones."""
+    tmin, tmax = 0.05, 1e-6
+    j0 = 3
+    cases = [  # (gap, rate, acceleration), expected first root or None
+        ((2e-8, -0.37, 50.0), None),
+        ((0.0, 1e-6, -40.0), 2 * 1e-6 / 40.0),
+        ((1e-9, 2e-3, 3.0), None),  # receding, speeding away
+        ((0.0, 0.0, 1.0), None),  # resting, pulled off the bound
+        ((0.0, 0.0, -1.0), 0.0),  # resting but pressed in: at once
+    ]
+    for (g, v, a), want in cases:
+        q = np.full(j0 + 3, tmin + 1.0)  # the other coils far from the bound
+        qd = np.zeros(j0 + 3)
+        acc = np.zeros(j0 + 3)
+        q[j0 + 1], qd[j0 + 1], acc[j0 + 1] = tmin + g, v, a
+        locked = np.zeros(j0 + 3, dtype=np.bool_)
+        t = _taylor_hit(q, qd, acc, locked, j0, tmin, tmax)
+        g = q[j0 + 1] - tmin  # the gap as stored
+        if want is None and g > 0.0:  # approaching: the exact root of the quadratic
+            want = np.min([r.real for r in np.roots([a / 2, v, g])
+                           if abs(r.imag) < 1e-30 and r.real >= 0], initial=np.inf)
+            want = want if want <= tmax else None
+        if want is None:
+            assert t > tmax, (g, v, a, t)
+        else:
+            assert abs(t - want) <= 1e-12 * max(want, 1e-12), (g, v, a, t, want)
+            gap = g + v * t + 0.5 * a * t * t
+            assert abs(gap) < 1e-18
+        locked[j0 + 1] = True  # a locked coil is never a hit
+        assert _taylor_hit(q, qd, acc, locked, j0, tmin, tmax) > tmax
