@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit
 from scipy.integrate._ivp import dop853_coefficients
 
-from .aba import BASE, aba, kinematics, point_force, workspace
+from .aba import BASE, JIT, aba, kinematics, point_force, workspace
 
 # par: float parameters
 P_M, P_I, P_R, P_G, P_K, P_CD, P_TMIN, P_KC, P_DC = range(9)
@@ -42,7 +42,7 @@ POS_TOL = 1e-10  # rad: a joint this close to theta_min counts as touching
 MAX_EVENTS = 400  # per step; a bound, never reached in practice
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
+@njit(**JIT)
 def _motion(par, t, pose, vel, acc):
     """Anchor pose, velocity and acceleration (x, y, phi) for a held/scripted anchor."""
     pose[0] = par[P_X0]
@@ -104,7 +104,7 @@ class Work:
                 self.lam0, self.lam1, self.vec, self.scratch, self.bscratch, self.flags)
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
+@njit(**JIT)
 def deriv(q, qd, sd, t, locked, target, par, ipar, w, out_qdd, out_sd, vdamp, qx, armh):
     """Accelerations of the system with `locked` joints held; returns nothing.
 
@@ -187,7 +187,7 @@ def deriv(q, qd, sd, t, locked, target, par, ipar, w, out_qdd, out_sd, vdamp, qx
             freq[j] -= tau[j]
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
+@njit(**JIT)
 def _set_base(q, qd, t, par, ipar, vec):
     """Put a held/scripted anchor exactly on its motion (no drift from RK sums)."""
     if ipar[I_FREE] == 0:
@@ -229,7 +229,7 @@ ERR_TOL = 2e-3  # rad: a violent state (flung coils at ~30 rad/s) is sub-stepped
 MAX_HALVINGS = 3
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
+@njit(**JIT)
 def _combine(q, qd, sd, q0, v0, s00, s01, coef, count, kq, kv, ks):
     """(q, qd, sd) = start + sum_{m < count} coef[m] k_m: a stage's state or the step's end."""
     for j in range(q.shape[0]):
@@ -247,7 +247,7 @@ def _combine(q, qd, sd, q0, v0, s00, s01, coef, count, kq, kv, ks):
             sd[1] += a * ks[m, 1]
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
+@njit(**JIT)
 def _stages(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
     """One step of the stage scheme above, in place (4 or 12 dynamics evaluations)."""
     kq, kv, ks, save = w[10], w[11], w[12], w[13]
@@ -302,7 +302,7 @@ def _stages(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
     return err
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
+@njit(**JIT)
 def flow(q, qd, sd, t, h, locked, target, par, ipar, w, cnt, control=True):
     """Advance h with a fixed contact state, in place; returns the largest error
     estimate of its sub-steps. control: in 2^d equal sub-steps, d the least

@@ -8,6 +8,7 @@ import math
 
 from numba import njit
 
+from .aba import JIT
 from .rt import (
     C_EVALS,
     C_EVENTS,
@@ -39,7 +40,7 @@ S_DENSE = 0.05
 PROJ_TOL = 1e-9  # rad: overlap left to the position projection after locating a hit
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
+@njit(**JIT)
 def _quintic(s, p0, v0, a0, p1, v1, a1):
     """Quintic Hermite on [0, 1] through value, slope and curvature at both ends
     (slopes and curvatures already scaled by the interval); returns (p, p')."""
@@ -58,7 +59,7 @@ def _quintic(s, p0, v0, a0, p1, v1, a1):
     return p, dp
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
+@njit(**JIT)
 def _root(p0, v0, a0, p1, v1, a1, before):
     """First s in (0, 1] where the quintic (p(0) = p0 >= 0, p(1) = p1 < 0) reaches 0,
     or 2.0 if it does not before `before`: a scan finds the first sign change (a gap
@@ -93,7 +94,7 @@ def _root(p0, v0, a0, p1, v1, a1, before):
     return hi
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
+@njit(**JIT)
 def _earliest_hit(q, qd, q0, v0, a0, a1, dt, locked, j0, tmin, quintic=True):
     """Fraction of the interval dt at which the first free coil reaches theta_min,
     on the quintic Hermite through the states and accelerations at both ends (or,
@@ -122,7 +123,7 @@ def _earliest_hit(q, qd, q0, v0, a0, a1, dt, locked, j0, tmin, quintic=True):
     return best
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
+@njit(**JIT)
 def _taylor_hit(q, qd, acc, locked, j0, tmin, tmax):
     """Earliest time in [0, tmax] at which a free coil reaches theta_min on the
     quadratic Taylor polynomial of its state and true acceleration now; 2 tmax if
@@ -148,7 +149,7 @@ def _taylor_hit(q, qd, acc, locked, j0, tmin, tmax):
     return best
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
+@njit(**JIT)
 def _taylor(q, qd, sd, acc, rate, dt):
     """Advance the state dt on its quadratic Taylor polynomial, in place."""
     for j in range(q.shape[0]):
@@ -158,7 +159,7 @@ def _taylor(q, qd, sd, acc, rate, dt):
     sd[1] += dt * rate[1]
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
+@njit(**JIT)
 def _dense(q, qd, sd, q0, v0, a0, a1, sr, s, dt):
     """State at fraction s of a sub-step of length dt from its quintic Hermite (in
     place: q, qd, sd hold the sub-step's end on entry). sr: rows 0-1 the start's
@@ -179,7 +180,7 @@ def _dense(q, qd, sd, q0, v0, a0, a1, sr, s, dt):
                  + (s3 - s2) * m1)
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
+@njit(**JIT)
 def _deepest(q, locked, j0, tmin):
     """Smallest gap theta - theta_min among the free joints."""
     g = 1.0
@@ -189,7 +190,7 @@ def _deepest(q, locked, j0, tmin):
     return g
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
+@njit(**JIT)
 def _restore(q, qd, sd, q0, v0, s0):
     """Back to the sub-step's start (q0, v0; the grab damper's state in s0)."""
     for j in range(q.shape[0]):
@@ -199,7 +200,7 @@ def _restore(q, qd, sd, q0, v0, s0):
     sd[1] = s0[1]
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
+@njit(**JIT)
 def _accel(q, qd, sd, t, locked, target, par, ipar, w, cnt, acc, rate):
     """True accelerations (no armature) and grab-damper rate of a state, into acc and
     rate, and into w's qdd (which the next contact solve may reuse)."""
@@ -213,7 +214,7 @@ def _accel(q, qd, sd, t, locked, target, par, ipar, w, cnt, acc, rate):
     rate[1] = sdd[1]
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
+@njit(**JIT)
 def _separation(q, qd, sd, q0, v0, a0, a1, sr, t, dt, s, locked, target, par, ipar, w,
                 cnt):
     """Refine the time (fraction of dt) at which the first contact torque turns
@@ -268,7 +269,7 @@ def _separation(q, qd, sd, q0, v0, a0, a1, sr, t, dt, s, locked, target, par, ip
     return lo + (hi - lo) * glo / (glo - ghi)
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
+@njit(**JIT)
 def step(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
     """Advance exactly h with events located inside the step; returns the new time.
 
@@ -429,7 +430,7 @@ def step(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
     return t
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
+@njit(**JIT)
 def run(q, qd, sd, t, h, nsteps, locked, target, par, ipar, w, cnt):
     """nsteps fixed steps; returns the final time."""
     for _ in range(nsteps):

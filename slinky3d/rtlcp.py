@@ -16,20 +16,20 @@ from __future__ import annotations
 
 from numba import njit
 
-from .aba import BASE, aba
+from .aba import BASE, JIT, aba
 from .rt import C_EVALS, C_IMPACTS, C_LCPFAIL, I_FREE, P_I, P_M, P_R, P_TMIN, POS_TOL, deriv
 
 VEL_TOL = 1e-9  # rad/s: a touching joint this slow counts as at rest
 MAX_PIVOTS = 60
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
+@njit(**JIT)
 def _first_joint(ipar):
     """First joint that can touch: joint 1 has no holder in a free Slinky."""
     return BASE + 1 if ipar[I_FREE] != 0 else BASE
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
+@njit(**JIT)
 def _flip(viol, worst, it):
     """Block pivoting: flip all violations; after 10 pivots only the first (Murty)."""
     if it < 10:
@@ -39,7 +39,7 @@ def _flip(viol, worst, it):
     return viol
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
+@njit(**JIT)
 def _violations(act, keep, force, tol_f, cand, rate, tol_r, viol):
     """Complementarity violations of a pivot: active joints pulling (force < 0, unless
     kept), inactive candidates closing (rate < 0). Marks viol; (count, first index)."""
@@ -56,7 +56,7 @@ def _violations(act, keep, force, tol_f, cand, rate, tol_r, viol):
     return nv, worst
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
+@njit(**JIT)
 def impact(q, qd, locked, par, ipar, w, cnt):
     """Rigid e = 0 impact of all joints at theta_min together; qd, locked in place.
 
@@ -126,7 +126,7 @@ def impact(q, qd, locked, par, ipar, w, cnt):
     cnt[C_IMPACTS] += 1
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
+@njit(**JIT)
 def paper_impact(q, qd, locked, par, ipar, w, cnt):
     """The paper's pairwise rule, joint by joint until none is closing.
 
@@ -176,7 +176,7 @@ def paper_impact(q, qd, locked, par, ipar, w, cnt):
         locked[j] = q[j] <= tmin + POS_TOL and abs(qd[j]) <= VEL_TOL
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
+@njit(**JIT)
 def resting(q, qd, sd, t, locked, target, par, ipar, w, cnt, fresh=False):
     """Acceleration-level contact LCP: which touching, resting joints stay locked.
 
