@@ -123,15 +123,16 @@ def deriv(q, qd, sd, t, locked, target, par, ipar, w, out_qdd, out_sd, vdamp, qx
     tmin = par[P_TMIN]
     law = ipar[I_LAW]
     cd = par[P_CD]
+    # Loops from 0, with no branches, vectorize; a loop from BASE became gathers
+    # (numba's negative-index wraparound hides that the indices are contiguous).
+    for j in range(nj):
+        presc[j] = locked[j]
+        qdd_p[j] = 0.0
+        tau[j] = -k * (q[j] + qx[j]) - cd * vdamp[j]
+        arm[j] = armh
     for j in range(BASE):
         tau[j] = 0.0
         arm[j] = 0.0
-    for j in range(nj):  # no branches: vectorized
-        presc[j] = locked[j]
-        qdd_p[j] = 0.0
-    for j in range(BASE, nj):
-        tau[j] = -k * (q[j] + qx[j]) - cd * vdamp[j]
-        arm[j] = armh
     if free:
         tau[BASE] = 0.0  # a free Slinky has no holder: no spring at joint 1
         arm[BASE] = 0.0
@@ -182,9 +183,8 @@ def deriv(q, qd, sd, t, locked, target, par, ipar, w, out_qdd, out_sd, vdamp, qx
     aba(q, qd, tau, presc, qdd_p, fext, arm, par[P_M], par[P_I], par[P_R], par[P_G],
         out_qdd, freq, E, U, ws)
     # contact torque of locked joints = needed torque minus the spring's
-    for j in range(BASE, nj):
-        if locked[j]:
-            freq[j] -= tau[j]
+    for j in range(nj):  # base joints are never locked
+        freq[j] = freq[j] - tau[j] if locked[j] else freq[j]
 
 
 @njit(**JIT)
