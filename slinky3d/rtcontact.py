@@ -328,8 +328,6 @@ def step(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
             _taylor(q, qd, sd, a0, sr[0], dt)
             _set_base(q, qd, t + dt, par, ipar, w[16])
             kind = 1
-            nev += 1
-            cnt[C_EVENTS] += 1
         else:
             err = flow(q, qd, sd, t, rem, locked, target, par, ipar, w, cnt, control)
             has_locked = False
@@ -378,8 +376,6 @@ def step(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
                 if has_locked and not stale:
                     flags[0] = 1
                 break
-            nev += 1
-            cnt[C_EVENTS] += 1
             dt = best * rem
             if best <= S_DENSE:
                 _dense(q, qd, sd, q0, v0, a0, a1, sr, best, rem)
@@ -398,6 +394,8 @@ def step(q, qd, sd, t, h, locked, target, par, ipar, w, cnt):
                     _restore(q, qd, sd, q0, v0, sr[2])
                     if dt > 0.0:
                         flow(q, qd, sd, t, dt, locked, target, par, ipar, w, cnt)
+        nev += 1
+        cnt[C_EVENTS] += 1
         for j in range(j0, nj):
             if locked[j]:
                 q[j] = tmin

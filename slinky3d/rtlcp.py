@@ -30,13 +30,14 @@ def _first_joint(ipar):
 
 
 @njit(**JIT)
-def _flip(viol, worst, it):
-    """Block pivoting: flip all violations; after 10 pivots only the first (Murty)."""
-    if it < 10:
-        return viol
+def _pivot(act, viol, worst, it):
+    """Block pivoting: flip the active set at all violations; after 10 pivots only at
+    the first (Murty). On return viol marks the joints flipped."""
     for j in range(viol.shape[0]):
-        viol[j] = j == worst
-    return viol
+        if it >= 10:
+            viol[j] = j == worst
+        if viol[j]:
+            act[j] = not act[j]
 
 
 @njit(**JIT)
@@ -110,10 +111,7 @@ def impact(q, qd, locked, par, ipar, w, cnt):
         if nv == 0:
             done = True
             break
-        _flip(viol, worst, it)
-        for j in range(nj):
-            if viol[j]:
-                act[j] = not act[j]
+        _pivot(act, viol, worst, it)
     if not done:
         cnt[C_LCPFAIL] += 1
     for j in range(nj):
@@ -220,13 +218,11 @@ def resting(q, qd, sd, t, locked, target, par, ipar, w, cnt, fresh=False):
         if nv == 0:
             done = True
             break
-        _flip(viol, worst, it)
+        _pivot(locked, viol, worst, it)
         for j in range(nj):
-            if viol[j]:
-                locked[j] = not locked[j]
-                if locked[j]:
-                    q[j] = tmin
-                    qd[j] = 0.0
+            if viol[j] and locked[j]:  # newly locked: onto the bound, at rest
+                q[j] = tmin
+                qd[j] = 0.0
     if not done:
         cnt[C_LCPFAIL] += 1
     for j in range(nj):
