@@ -26,18 +26,18 @@ import moderngl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout too
 
-from slinky3d import geometry as geo
-from slinky3d.gfx.quality import LIGHT_DIR, QUALITY, headless_context, stage_for
-from slinky3d.gfx.renderer import Renderer, frame_snapshot
-from slinky3d.look import Look
+from slinky3d.scene.look import Look
+from slinky3d.viewer import geometry as geo
+from slinky3d.viewer.gl.quality import LIGHT_DIR, QUALITY, headless_context, stage_for
+from slinky3d.viewer.gl.renderer import Renderer, frame_snapshot
 
 
 def steel_snapshots():
     """Two snapshots of the steel Slinky hanging at rest (the shipped scene's static
     shape, and a few solver steps later), or a synthetic hanging shape without it."""
     try:
-        from slinky3d.scene import load
-        from slinky3d.sim import Simulation
+        from slinky3d.runtime.simulation import Simulation
+        from slinky3d.scene.loader import load
 
         sim = Simulation(load("hanging-steel"))
         first = sim.snapshot()

@@ -20,9 +20,9 @@ from numba import njit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout too
 
-from slinky3d import scene  # noqa: E402
-from slinky3d.aba import aba, workspace  # noqa: E402
-from slinky3d.sim import Simulation  # noqa: E402
+from slinky3d.dynamics.articulated_body import aba, workspace  # noqa: E402
+from slinky3d.runtime.simulation import Simulation  # noqa: E402
+from slinky3d.scene import loader as scene  # noqa: E402
 
 
 def run_scene(sc, seconds: float, repeat: int) -> tuple[float, dict]:

@@ -3,7 +3,7 @@
     python benchmarks/hanging_lengths.py
 
 Hanging: length from the anchor down to the lowest end point, collapsed joints (two
-per coil). Both ends held: the paper's set-ups (MODEL.md 7). Times are the best of
+per coil). Both ends held: the paper's set-ups (docs/model.md section 7). Times are the best of
 three runs (the machine may be shared).
 """
 
@@ -18,9 +18,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout too
 
-from slinky3d import chain  # noqa: E402
-from slinky3d.equilibrium import both_ends, hanging, residuals
-from slinky3d.params import preset
+from slinky3d.model import chain  # noqa: E402
+from slinky3d.model.params import preset
+from slinky3d.model.static_shape import both_ends, hanging, residuals
 
 PAPER = {"1P": ("plastic", -5, 0), "2P": ("plastic", -10, 0), "3P": ("plastic", -2, 5),
          "4S": ("steel", -2, 5)}

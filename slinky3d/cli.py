@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import __version__
-from .errors import SlinkyError
+from slinky3d import __version__
+from slinky3d.errors import SlinkyError
 
 SOLVERS = ("reference", "realtime")
 # The one place that picks the default solver of `simulate` and `figure`.
@@ -99,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _register_gfx(sub: Any) -> None:
     """The renderer's `screenshot` and `run` commands, when that module is present."""
     try:
-        from .gfx import commands
+        from slinky3d.viewer import commands
     except ImportError as e:
         if e.name not in ("slinky3d.gfx.commands", "slinky3d.gfx"):
             raise
@@ -108,9 +108,9 @@ def _register_gfx(sub: Any) -> None:
 
 
 def _record(sc: Any, duration: float, fps: float, solver: str) -> tuple[dict, dict]:
-    from . import sim
+    from slinky3d.output.recording import record
 
-    return sim.record(sc, duration, fps, solver=solver)
+    return record(sc, duration, fps, solver=solver)
 
 
 def _meta(sc: Any, args: argparse.Namespace, stats: dict, fps: float) -> dict[str, Any]:
@@ -122,7 +122,8 @@ def _meta(sc: Any, args: argparse.Namespace, stats: dict, fps: float) -> dict[st
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from . import scene, trajectory
+    from slinky3d.output import trajectory
+    from slinky3d.scene import loader as scene
 
     sc = scene.load(args.scene, args.set)
     duration = sc.duration if args.duration is None else args.duration
@@ -143,7 +144,7 @@ def summary(name: str, stats: dict, solver: str, out: Path) -> str:
 
 
 def cmd_figure(args: argparse.Namespace) -> int:
-    from . import figure
+    from slinky3d.output import figure
 
     times = figure.parse_times(args.times)
     figure.require_matplotlib()  # before a long run, not after it
@@ -166,7 +167,8 @@ def cmd_figure(args: argparse.Namespace) -> int:
 
 def _open_source(src: str, args: argparse.Namespace) -> Any:
     """A recorded .npz as a Trajectory, or a validated Scene."""
-    from . import scene, trajectory
+    from slinky3d.output import trajectory
+    from slinky3d.scene import loader as scene
 
     path = Path(src)
     if path.suffix == ".npz":
@@ -179,7 +181,7 @@ def _open_source(src: str, args: argparse.Namespace) -> Any:
 
 def _run_source(src: Any, args: argparse.Namespace, times: list[float]) -> tuple:
     """(trajectory, title, stem, Slinky names); a scene is simulated up to the last time."""
-    from . import figure, trajectory
+    from slinky3d.output import figure, trajectory
 
     if isinstance(src, tuple):
         traj, stem = src
@@ -192,7 +194,7 @@ def _run_source(src: Any, args: argparse.Namespace, times: list[float]) -> tuple
 
 
 def cmd_scenes(args: argparse.Namespace) -> int:
-    from . import scene
+    from slinky3d.scene import loader as scene
 
     for path in scene.shipped():
         # Titles only: validating every scene would solve every static shape.

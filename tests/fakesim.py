@@ -1,4 +1,4 @@
-"""A stand-in for `sim.record` (same signature and output), for CLI and figure plumbing.
+"""A stand-in for `recording.record` (same signature and output), for CLI and figure plumbing.
 
 Every Slinky keeps its initial shape and falls freely from t = 0, so frames differ.
 """
@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from slinky3d import chain
+from slinky3d.model import chain
 
 CALLS: list[dict] = []
 

@@ -4,15 +4,16 @@ from functools import cache
 
 import numpy as np
 
-from slinky3d import scene, sim
-from slinky3d.simthread import Step
+from slinky3d.output.recording import record
+from slinky3d.runtime.thread import Step
+from slinky3d.scene import loader as scene
 
 
 @cache
 def recorded(name: str, duration: float, solver: str, fps: float = 100.0,
              overrides: tuple[str, ...] = ()) -> dict:
     sc = scene.load(name, list(overrides))
-    data, stats = sim.record(sc, duration, fps, solver=solver)
+    data, stats = record(sc, duration, fps, solver=solver)
     data = dict(data)
     data["stats"] = stats
     return data

@@ -9,7 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from slinky3d import chain, cli, scene, trajectory
+from slinky3d import cli
+from slinky3d.model import chain
+from slinky3d.output import trajectory
+from slinky3d.scene import loader as scene
 
 ROOT = Path(__file__).resolve().parent.parent
 

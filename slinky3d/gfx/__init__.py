@@ -1,1 +1,0 @@
-"""Everything that imports moderngl or pyglet: renderer, shaders, window, commands."""

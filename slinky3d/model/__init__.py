@@ -1,0 +1,1 @@
+"""The static model, numpy only: parameters, chain kinematics and energy, static shapes."""

@@ -1,0 +1,1 @@
+"""What a run leaves behind: recordings (trajectory files) and figures."""

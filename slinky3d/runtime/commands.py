@@ -1,0 +1,239 @@
+"""Commands to a Simulation, applied the same way by the solver thread and by `replay`.
+
+Commands are small frozen dataclasses. A log is a list of (step, command): the
+command took effect after `step` steps of the run in all (counted over resets and
+loads). `replay` applies a log at the same step indices without a thread, so a live
+run is reproduced bit-identically offline (README, "The solver thread").
+
+Steps are taken one `Simulation.step(1)` at a time, in the thread and in `replay`
+alike, so that the divergence guard checks after every step: a roll-back then does
+not depend on how the pacing happened to batch the steps (the rejected alternative,
+guarded batches, is ~30% cheaper but makes a roll-back's target timing-dependent).
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from slinky3d.runtime.simulation import Simulation
+from slinky3d.scene.spec import Scene
+
+MAX_TARGET = 1e6  # m: farther targets are refused (the force is capped anyway)
+
+
+def _vec2(v: object) -> object:
+    """(x, y) as a tuple of floats when it converts, else as given (refused later)."""
+    if v is None:
+        return None
+    try:
+        x, y = v  # type: ignore[misc]
+        return (float(x), float(y))
+    except (TypeError, ValueError):
+        return v
+
+
+# -- commands -----------------------------------------------------------------------
+@dataclass(frozen=True)
+class Grab:
+    """Grab end point `point` (0 = anchored end .. N = far end) of Slinky `slinky`,
+    pulled toward `target` (world x, y in m; None: the point where it is)."""
+
+    slinky: int
+    point: int
+    target: tuple[float, float] | None = None
+
+    def __post_init__(self) -> None:
+        # a copy, so that a UI array changed later does not change the log
+        object.__setattr__(self, "target", _vec2(self.target))
+
+
+@dataclass(frozen=True)
+class Move:
+    """Move the grab target of Slinky `slinky`."""
+
+    slinky: int
+    target: tuple[float, float]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "target", _vec2(self.target))
+
+
+@dataclass(frozen=True)
+class Release:
+    slinky: int
+
+
+@dataclass(frozen=True)
+class Reset:
+    """Back to the scene's initial state (the step index goes on counting)."""
+
+
+@dataclass(frozen=True)
+class Pause:
+    pass
+
+
+@dataclass(frozen=True)
+class Resume:
+    pass
+
+
+@dataclass(frozen=True)
+class TogglePause:
+    pass
+
+
+@dataclass(frozen=True)
+class Step:
+    """Pause, then take exactly n steps; later commands wait until they are done."""
+
+    n: int = 1
+
+
+@dataclass(frozen=True)
+class TimeScale:
+    """Simulated seconds per wall second, clamped to 0.1..4."""
+
+    scale: float
+
+
+@dataclass(frozen=True)
+class Load:
+    """Replace the simulation by a new one of `scene`."""
+
+    scene: Scene
+
+
+@dataclass(frozen=True)
+class Fault:
+    """Log-only marker, never sent: here the thread tried `steps` steps, the solver
+    raised `message`, and the state was put back as it was before them."""
+
+    message: str
+    steps: int
+
+
+Command = Grab | Move | Release | Reset | Pause | Resume | TogglePause | Step | TimeScale | Load
+LogEntry = tuple[int, Command | Fault]
+
+
+def one_line(e: BaseException) -> str:
+    text = " ".join(str(e).split())
+    return f"{type(e).__name__}: {text}" if text else type(e).__name__
+
+
+# -- applying commands to a Simulation (shared by the thread and replay) -------------
+def _index(v: object, n: int, what: str) -> tuple[int, str]:
+    try:
+        if isinstance(v, bool):
+            raise TypeError
+        i = operator.index(v)  # type: ignore[arg-type]
+    except TypeError:
+        return -1, f"{what} {v!r} is not an integer"
+    if not 0 <= i < n:
+        return -1, f"{what} {i} out of range 0..{n - 1}"
+    return i, ""
+
+
+def bad_target(v: object) -> str:
+    if not (isinstance(v, tuple) and len(v) == 2):
+        return f"target {v!r} is not (x, y)"
+    if not all(math.isfinite(c) for c in v):
+        return f"target {v!r} is not finite"
+    if max(abs(c) for c in v) > MAX_TARGET:
+        return f"target {v!r} farther than {MAX_TARGET:g} m"
+    return ""
+
+
+def check(sim: Simulation, cmd: object) -> str:
+    """Why a simulation command would be refused ('' if it is fine)."""
+    if isinstance(cmd, Grab | Move | Release):
+        i, why = _index(cmd.slinky, len(sim.slinkies), "Slinky")
+        if why:
+            return why
+        if isinstance(cmd, Grab):
+            _, why = _index(cmd.point, sim.slinkies[i].p.N + 1, "point")
+            if why or cmd.target is None:
+                return why
+        if isinstance(cmd, Grab | Move):
+            return bad_target(cmd.target)
+        return ""
+    if isinstance(cmd, Load) and not isinstance(cmd.scene, Scene):
+        return f"{type(cmd.scene).__name__} is not a Scene"
+    return ""
+
+
+def apply(sim: Simulation, cmd: object, h: float | None = None) -> tuple[Simulation, str]:
+    """Apply one simulation command; returns the (possibly new) simulation and a
+    message ('' when applied). Pacing commands are no-ops here. Never raises."""
+    why = check(sim, cmd)
+    if why:
+        return sim, f"{type(cmd).__name__.lower()} ignored: {why}"
+    try:
+        if isinstance(cmd, Grab):
+            sim.grab(int(cmd.slinky), int(cmd.point), cmd.target)
+        elif isinstance(cmd, Move):
+            # a target without a grab would only change the hashed state: skip it
+            if sim.slinkies[cmd.slinky].grabbed is not None:
+                sim.move_grab(int(cmd.slinky), cmd.target)
+        elif isinstance(cmd, Release):
+            sim.release(int(cmd.slinky))
+        elif isinstance(cmd, Reset):
+            sim.reset()
+        elif isinstance(cmd, Load):
+            return Simulation(cmd.scene, h), ""
+    except Exception as e:  # noqa: BLE001 - a bad command must not end the thread
+        return sim, f"{type(cmd).__name__.lower()} failed: {one_line(e)}"
+    return sim, ""
+
+
+def checkpoint(sim: Simulation) -> tuple:
+    return [s.state() for s in sim.slinkies], sim.status, sim.rollbacks
+
+
+def restore(sim: Simulation, cp: tuple) -> None:
+    states, sim.status, sim.rollbacks = cp
+    for s, st in zip(sim.slinkies, states, strict=True):
+        s.restore(st)
+
+
+def advance(sim: Simulation, n: int) -> tuple[int, str]:
+    """Take n guarded steps one at a time. If the solver raises, put the state back
+    as it was and return (steps called, message); else (n, '')."""
+    cp = checkpoint(sim)
+    called = 0
+    try:
+        for _ in range(n):
+            called += 1
+            sim.step(1)
+    except Exception as e:  # noqa: BLE001 - reported, never raised into the UI
+        restore(sim, cp)
+        return called, one_line(e)
+    return n, ""
+
+
+def replay(scene: Scene, log: Sequence[LogEntry], nsteps: int,
+           h: float | None = None) -> Simulation:
+    """The run of `scene` under `log` ((step, command) in order), `nsteps` steps in all,
+    without a thread or a clock: bit-identical to the thread's run."""
+    sim = Simulation(scene, h)
+    k = 0
+    for step, cmd in log:
+        if step < k:
+            raise ValueError(f"log out of order at step {step} (after {k})")
+        if step > nsteps:
+            break
+        advance(sim, step - k)
+        k = step
+        if isinstance(cmd, Fault):
+            # the same attempt as the thread's, so that the guard saw the same steps
+            cp = checkpoint(sim)
+            advance(sim, cmd.steps)
+            restore(sim, cp)
+        else:
+            sim, _ = apply(sim, cmd, h)
+    advance(sim, nsteps - k)
+    return sim

@@ -1,0 +1,118 @@
+"""A scene in motion: all its Slinkies, on one fixed time grid, with a divergence guard.
+
+`Simulation` is what the solver thread, the recorder and the tests drive.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from slinky3d.dynamics.solver import SlinkySolver
+from slinky3d.runtime.snapshot import SlinkySnapshot, Snapshot
+from slinky3d.scene.spec import Scene
+
+
+def grid_step(dt: float, interval: float) -> tuple[float, int]:
+    """The largest step <= dt that divides `interval`, and how many make it up.
+
+    Keeps samples on the step grid; the step is never enlarged.
+    """
+    k = max(1, math.ceil(interval / dt - 1e-9))
+    return interval / k, k
+
+
+class Simulation:
+    """All Slinkies of a scene, advanced together on the grid of step h."""
+
+    def __init__(self, scene: Scene, h: float | None = None):
+        self.scene = scene
+        self.h = float(h if h is not None else scene.dt)
+        self.slinkies = [SlinkySolver(s, self.h) for s in scene.slinkies]
+        self.status = ""
+        self.rollbacks = 0
+        self._good = [s.state() for s in self.slinkies]
+        self._good_energy = [s.energy() for s in self.slinkies]
+
+    @property
+    def t(self) -> float:
+        return self.slinkies[0].t if self.slinkies else 0.0
+
+    def reset(self) -> None:
+        for s in self.slinkies:
+            s.reset()
+        self._good = [s.state() for s in self.slinkies]
+        self._good_energy = [s.energy() for s in self.slinkies]
+        self.status = ""
+
+    def step(self, nsteps: int = 1) -> None:
+        """Advance every Slinky nsteps steps; a diverged one is rolled back."""
+        for i, s in enumerate(self.slinkies):
+            s.advance(nsteps)
+            self._guard(i, s, nsteps)
+
+    def advance_to(self, t: float) -> None:
+        """Advance to the last grid time not after t."""
+        n = math.floor((t - self.t) / self.h + 1e-9)
+        if n > 0:
+            self.step(n)
+
+    def _guard(self, i: int, s: SlinkySolver, nsteps: int) -> None:
+        """NaN/inf, or energy rising with nothing putting any in, rolls back."""
+        e = s.energy()
+        ok = bool(np.all(np.isfinite(s.q)) and np.all(np.isfinite(s.qd)) and math.isfinite(e))
+        ok = ok and float(np.abs(s.qd).max()) < 1e5
+        p = s.p
+        driven = s.grabbed is not None or s.spec.anchor.condition == "scripted"
+        if ok and not driven:
+            scale = p.mass * p.g * 2 * p.R * p.N
+            ok = e <= self._good_energy[i] + 1e-3 * scale
+        if ok:
+            self._good[i] = s.state()
+            self._good_energy[i] = e
+            return
+        k, t = s.k, s.t
+        s.restore(self._good[i])
+        s.release_grab()
+        s.k, s.t = k, t  # time goes on; the state is the last good one, at rest in it
+        s.qd[:] = 0.0
+        self.rollbacks += 1
+        self.status = f"solver diverged at t = {t:.3f} s on Slinky {i + 1}: rolled back"
+
+    # -- commands ------------------------------------------------------------
+    def grab(self, i: int, k: int, target: tuple[float, float] | None = None) -> None:
+        self.slinkies[i].grab(k, target)
+
+    def move_grab(self, i: int, target: tuple[float, float]) -> None:
+        self.slinkies[i].move_grab(target)
+
+    def release(self, i: int) -> None:
+        self.slinkies[i].release_grab()
+
+    # -- output --------------------------------------------------------------
+    def snapshot(self, real_time_factor: float = 1.0, behind: bool = False) -> Snapshot:
+        out = []
+        for s in self.slinkies:
+            p, spec = s.p, s.spec
+            g = s.grabbed
+            ends = s.ends()
+            out.append(SlinkySnapshot(
+                ends=ends, theta=s.q[3:].copy(), contact=s.q[3:] <= p.theta_min + 1e-9,
+                R=p.R, pitch=p.delta, theta_min=p.theta_min,
+                grab=s.target.copy() if g is not None else None,
+                grab_point=ends[g].copy() if g is not None else None,
+                anchor_held=not s.free, far_held=spec.far.held_at(s.t), preset=p.preset))
+        return Snapshot(t=self.t, slinkies=tuple(out), real_time_factor=real_time_factor,
+                        behind=behind, status=self.status)
+
+    def state_hash(self) -> str:
+        """Hash of everything that evolves: bit-identical runs give the same hash."""
+        import hashlib
+
+        h = hashlib.sha256()
+        for s in self.slinkies:
+            for a in s.state()[:-1]:
+                h.update(np.ascontiguousarray(a).tobytes())
+            h.update(np.int64(s.k).tobytes())
+        return h.hexdigest()

@@ -1,0 +1,1 @@
+"""Scene files: the specs they resolve to, loading, one validator for every table, overrides."""

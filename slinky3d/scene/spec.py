@@ -1,0 +1,128 @@
+"""The static description of a run: what a scene file resolves to.
+
+Nothing here changes while a run goes on (MuJoCo's mjModel); the evolving state
+lives in the solvers. `scene.py` builds these from TOML and validates them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from slinky3d.model.params import Params
+
+END_CONDITIONS = ("held", "free", "released", "scripted")
+CONTACT_LAWS = ("rigid", "paper", "soft")
+
+
+@dataclass(frozen=True)
+class Motion:
+    """Scripted motion of an end: a sinusoid about its initial pose, from `start` on.
+
+    offset(t) = amplitude * sin(2 pi f (t - start) + phase) - amplitude * sin(phase),
+    so the motion starts from the initial pose; the rotation uses rot_amplitude the
+    same way. Before `start` the end is still.
+    """
+
+    amplitude: tuple[float, float] = (0.0, 0.0)  # m
+    frequency: float = 1.0  # Hz
+    phase: float = 0.0  # rad
+    rot_amplitude: float = 0.0  # rad
+    start: float = 0.0  # s
+
+    def at(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(pose, velocity, acceleration) offsets, each (x, y, angle)."""
+        amp = np.array([self.amplitude[0], self.amplitude[1], self.rot_amplitude])
+        if t <= self.start:
+            return np.zeros(3), np.zeros(3), np.zeros(3)
+        w = 2 * math.pi * self.frequency
+        a = w * (t - self.start) + self.phase
+        return (
+            amp * (math.sin(a) - math.sin(self.phase)),
+            amp * w * math.cos(a),
+            -amp * w * w * math.sin(a),
+        )
+
+
+@dataclass(frozen=True)
+class EndSpec:
+    """One end of a Slinky.
+
+    condition: "held" (clamped in place), "free", "released" (held until
+    release_time, then free) or "scripted" (moves by `motion`; anchored end only).
+    """
+
+    condition: str = "held"
+    release_time: float = math.inf  # s; 0 for "free", inf for "held"
+    position: tuple[float, float] = (0.0, 0.0)  # world, m
+    orientation: float = 0.0  # rad: phi_A for the anchored end, phi_B for the far end
+    motion: Motion | None = None
+
+    def held_at(self, t: float) -> bool:
+        """Whether the end is held (clamped or scripted) at time t."""
+        if self.condition in ("held", "scripted"):
+            return True
+        if self.condition == "released":
+            return t < self.release_time
+        return False
+
+
+@dataclass(frozen=True)
+class ContactSpec:
+    """Coil-on-coil contact (theta >= theta_min)."""
+
+    enabled: bool = True
+    law: str = "rigid"  # rigid (e = 0, all contacts together) | paper (pairwise) | soft
+    stiffness: float = 1.0  # soft law, N m / rad
+    damping: float | None = None  # soft law, N m s / rad; None -> critical for one hoop
+
+
+@dataclass(frozen=True)
+class GrabSpec:
+    """Mouse-grab coupling: spring and damper in series (docs/model.md section 6), force capped."""
+
+    stiffness: float = 20.0  # N/m
+    damping: float = 0.5  # N s / m
+    max_force_weights: float = 3.0  # cap, in multiples of the Slinky's weight
+
+
+@dataclass(frozen=True)
+class SlinkySpec:
+    """One Slinky: parameters, ends, initial shape (q0 resolved at load time)."""
+
+    params: Params
+    anchor: EndSpec  # E_1
+    far: EndSpec  # E_{N+1}
+    q0: np.ndarray  # (N+3,) initial coordinates, at rest
+    shape: str = "hanging"  # hanging | both_ends | angles
+    contact: ContactSpec = field(default_factory=ContactSpec)
+    grab: GrabSpec = field(default_factory=GrabSpec)
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class Scene:
+    """A whole scene file, validated."""
+
+    slinkies: tuple[SlinkySpec, ...]
+    title: str = "untitled"
+    description: str = ""
+    duration: float = 1.0  # s
+    dt: float = 4e-3  # real-time solver step, s: see default_dt
+    path: str = ""
+    look: Any = None  # slinky3d.look.Look
+    camera: Any = None  # slinky3d.look.CameraHint
+    raw: dict = field(default_factory=dict, repr=False)  # the TOML after overrides
+
+
+DT_UNDAMPED = 2e-3  # s: the explicit undamped step (README: why 4 ms and 2 ms)
+
+
+def default_dt(slinkies: tuple[SlinkySpec, ...]) -> float:
+    """The solver step of a scene that names none: 4 ms when every Slinky is damped
+    (the Rosenbrock step, springs and damping implicit), else 2 ms (the explicit
+    8th-order step, whose energy drift grows as h^9)."""
+    return Scene.dt if all(s.params.C_D > 0.0 for s in slinkies) else DT_UNDAMPED

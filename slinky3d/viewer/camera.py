@@ -1,0 +1,110 @@
+"""Orbit camera (pyrr matrices): orbit, zoom and pan about a target; frames a box.
+
+Matrices follow pyrr's row-vector convention (`p_clip = p @ view @ proj`); written to a
+GLSL mat4 as raw float32 bytes they are exactly the column-major matrices GL expects.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from pyrr import matrix44
+
+from slinky3d.scene.look import CameraHint
+
+DEFAULT_YAW_DEG = 22.0  # a little off the side view, so the helices read as 3D
+DEFAULT_PITCH_DEG = 8.0
+MARGIN = 1.12  # framing leaves this much room around the box
+
+
+@dataclass
+class OrbitCamera:
+    """Eye on a sphere of radius `distance` about `target`; angles in radians.
+
+    yaw 0, pitch 0 looks along -z at the x-y plane (the model's side view).
+    """
+
+    target: np.ndarray
+    distance: float
+    yaw: float = math.radians(DEFAULT_YAW_DEG)
+    pitch: float = math.radians(DEFAULT_PITCH_DEG)
+    fov_deg: float = 35.0
+
+    def eye(self) -> np.ndarray:
+        cp = math.cos(self.pitch)
+        d = np.array([cp * math.sin(self.yaw), math.sin(self.pitch), cp * math.cos(self.yaw)])
+        return np.asarray(self.target, float) + self.distance * d
+
+    def basis(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Camera right, up and backward unit vectors in world space."""
+        back = self.eye() - self.target
+        back /= np.linalg.norm(back)
+        right = np.cross([0.0, 1.0, 0.0], back)
+        right /= np.linalg.norm(right)
+        return right, np.cross(back, right), back
+
+    def clip_range(self) -> tuple[float, float]:
+        # Near scales with the zoom so close-ups keep depth precision; far holds the floor.
+        return 0.02 * self.distance, 60.0 * self.distance + 10.0
+
+    def view(self) -> np.ndarray:
+        return matrix44.create_look_at(self.eye(), self.target, [0.0, 1.0, 0.0], dtype=float)
+
+    def projection(self, aspect: float) -> np.ndarray:
+        near, far = self.clip_range()
+        return matrix44.create_perspective_projection(self.fov_deg, aspect, near, far, float)
+
+    def view_proj(self, aspect: float) -> np.ndarray:
+        return self.view() @ self.projection(aspect)
+
+    def project(self, points: np.ndarray, width: int, height: int) -> np.ndarray:
+        """(n, 3) world points -> (n, 2) pixel coordinates (x right, y down, row 0 on top)."""
+        p = np.c_[points, np.ones(len(points))] @ self.view_proj(width / height)
+        ndc = p[:, :2] / p[:, 3:4]
+        return np.c_[(ndc[:, 0] + 1) * 0.5 * width, (1 - ndc[:, 1]) * 0.5 * height]
+
+    # Mouse handling: pixel deltas in, camera moves out.
+    def orbit(self, dx: float, dy: float, speed: float = 0.006) -> None:
+        self.yaw -= dx * speed
+        lim = math.radians(89.0)
+        self.pitch = min(max(self.pitch - dy * speed, -lim), lim)
+
+    def zoom(self, steps: float) -> None:
+        """Positive steps move closer (one mouse-wheel notch = 10 %)."""
+        self.distance = min(max(self.distance * 0.9**steps, 0.02), 500.0)
+
+    def pan(self, dx: float, dy: float, viewport_height: int) -> None:
+        """Move the target with the mouse: the point under the cursor stays under it."""
+        right, up, _ = self.basis()
+        scale = 2 * self.distance * math.tan(math.radians(self.fov_deg) / 2) / viewport_height
+        self.target = np.asarray(self.target, float) - (dx * right + dy * up) * scale
+
+
+def frame_box(
+    lo: np.ndarray, hi: np.ndarray, aspect: float, hint: CameraHint | None = None
+) -> OrbitCamera:
+    """A camera that shows the box [lo, hi] whole; a hint's values override the framing."""
+    hint = hint or CameraHint()
+    lo, hi = np.asarray(lo, float), np.asarray(hi, float)
+    cam = OrbitCamera(
+        target=np.array(hint.target, float) if hint.target else 0.5 * (lo + hi),
+        distance=1.0,
+        yaw=math.radians(DEFAULT_YAW_DEG if hint.yaw_deg is None else hint.yaw_deg),
+        pitch=math.radians(DEFAULT_PITCH_DEG if hint.pitch_deg is None else hint.pitch_deg),
+        fov_deg=hint.fov_deg,
+    )
+    if hint.distance is not None:
+        cam.distance = hint.distance
+        return cam
+    # Exact fit of the 8 corners: a corner at view offset (x, y, z) from the target needs
+    # D >= z + |x| / tan(hfov/2) (and likewise y); a bounding sphere would waste space.
+    right, up, back = cam.basis()
+    corners = np.array([[a, b, c] for a in (lo[0], hi[0]) for b in (lo[1], hi[1])
+                        for c in (lo[2], hi[2])]) - cam.target
+    x, y, z = corners @ right, corners @ up, corners @ back
+    ty = math.tan(math.radians(cam.fov_deg) / 2) / MARGIN
+    tx = ty * aspect
+    cam.distance = float(max(np.max(z + np.abs(x) / tx), np.max(z + np.abs(y) / ty), 0.05))
+    return cam

@@ -1,0 +1,170 @@
+"""The `screenshot` and `run` subcommands (registered by slinky3d.cli)."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+from slinky3d.errors import SceneError, SlinkyError
+from slinky3d.scene.look import CameraHint, merge_camera, parse_camera
+from slinky3d.scene.reach import lowest, reach_of
+
+QUALITIES = ("auto", "gpu", "software")
+# Short spellings accepted on the command line for the [camera] keys.
+CAMERA_ALIASES = {"yaw": "yaw_deg", "pitch": "pitch_deg", "fov": "fov_deg"}
+
+
+def register(sub: Any) -> None:
+    """Add `screenshot` and `run` to the main parser's subparsers."""
+    shot = sub.add_parser(
+        "screenshot", help="render the scene at a time to a PNG (headless, no display)",
+        description="Simulate the scene up to --time, then render one frame off screen "
+        "(EGL; llvmpipe when there is no GPU) and write it as a PNG.")
+    shot.add_argument("scene", help="scene file or shipped scene name")
+    shot.add_argument("--time", type=str, default="0", metavar="T",
+                      help="simulated time of the frame, s (default 0: the initial shape)")
+    shot.add_argument("--out", type=Path, help="PNG file (default: SCENE_STEM.png here)")
+    _view_options(shot, "1280x720")
+    shot.set_defaults(func=cmd_screenshot)
+
+    run = sub.add_parser(
+        "run", help="play the scene in a window in real time",
+        description="Open a window and play the scene in real time from the solver thread. "
+        "Mouse: left drag orbits, right or middle drag (or shift + left) pans, wheel "
+        "zooms. Esc quits.")
+    run.add_argument("scene", help="scene file or shipped scene name")
+    _view_options(run, "1280x720")
+    run.add_argument("--frames", type=int, default=0, help=argparse.SUPPRESS)  # tests: quit
+    run.add_argument("--save-frame", type=Path, help=argparse.SUPPRESS)  # tests: last frame
+    run.set_defaults(func=cmd_run)
+
+
+def _view_options(p: argparse.ArgumentParser, size: str) -> None:
+    p.add_argument("--size", default=size, metavar="WxH", help=f"image size (default {size})")
+    p.add_argument("--camera", default="", metavar="KEY=VALUE,...",
+                   help="camera, e.g. yaw=30,pitch=10,distance=1.5,target=0:-0.4:0,fov=35 "
+                        "(degrees, metres; unset values frame the Slinky)")
+    p.add_argument("--quality", choices=QUALITIES, default="auto",
+                   help="auto (default): 'software' on a CPU rasterizer, else 'gpu'")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a scene value, e.g. look.rainbow=true (repeatable)")
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """'1280x720' -> (1280, 720); anything else is a one-line error."""
+    m = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", text)
+    if not m:
+        raise SlinkyError(f"--size: expected WIDTHxHEIGHT such as 1280x720, got {text!r}")
+    w, h = int(m.group(1)), int(m.group(2))
+    if not (16 <= w <= 8192 and 16 <= h <= 8192):
+        raise SlinkyError(f"--size: width and height must be 16 to 8192 pixels, got {w}x{h}")
+    return w, h
+
+
+def parse_camera_option(text: str) -> CameraHint:
+    """'yaw=30,distance=1.5,target=0:-0.4:0' -> CameraHint, validated like [camera]."""
+    table: dict[str, Any] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        key, eq, value = part.partition("=")
+        key = CAMERA_ALIASES.get(key.strip(), key.strip())
+        if not eq or not key:
+            raise SlinkyError(f"--camera: expected KEY=VALUE, got {part!r}")
+        try:
+            nums = [float(v) for v in value.split(":")]
+        except ValueError:
+            raise SlinkyError(f"--camera: {key}: expected a number, got {value!r}") from None
+        table[key] = nums if key == "target" else (nums[0] if len(nums) == 1 else nums)
+    try:
+        return parse_camera(table, "--camera")
+    except SceneError as e:
+        raise SlinkyError(str(e)) from None
+
+
+def parse_time(text: str) -> float:
+    try:
+        t = float(text)
+    except ValueError:
+        raise SlinkyError(f"--time: expected seconds, got {text!r}") from None
+    if not math.isfinite(t) or t < 0:
+        raise SlinkyError(f"--time: must be a finite time >= 0 s, got {text!r}")
+    return t
+
+
+def _scene(args: argparse.Namespace):
+    from slinky3d.scene.loader import load
+
+    return load(args.scene, args.set)
+
+
+def _look_and_hint(sc, args):
+    from slinky3d.scene.look import Look
+
+    look = sc.look if isinstance(sc.look, Look) else Look()
+    hint = sc.camera if isinstance(sc.camera, CameraHint) else CameraHint()
+    return look, merge_camera(hint, parse_camera_option(args.camera))
+
+
+def cmd_screenshot(args: argparse.Namespace) -> int:
+    size = parse_size(args.size)
+    t = parse_time(args.time)
+    parse_camera_option(args.camera)  # fail fast, before simulating
+    sc = _scene(args)
+    out = args.out or Path(Path(sc.path or args.scene).stem + ".png")
+    if out.parent and not out.parent.is_dir():
+        raise SlinkyError(f"--out: folder {out.parent} does not exist")
+    from slinky3d.runtime.simulation import Simulation
+
+    sim = Simulation(sc)
+    first = sim.snapshot()
+    if t > 0:
+        sim.advance_to(t)
+    snap = sim.snapshot()
+    look, hint = _look_and_hint(sc, args)
+    img, info = render_image(snap, look, hint, size, args.quality, first=first,
+                             reach=reach_of(sc))
+    from PIL import Image
+
+    try:
+        Image.fromarray(img).save(out)
+    except OSError as e:
+        raise SlinkyError(f"--out: cannot write {out}: {e.strerror or e}") from None
+    print(f"wrote {out} ({size[0]}x{size[1]}, t = {snap.t:.3f} s, {info})")
+    return 0
+
+
+def render_image(snap, look, hint, size, quality: str = "auto", first=None,
+                 reach: tuple[float | None, float | None] = (None, None)):
+    """One headless frame as (h, w, 3) uint8, and a short description of the renderer.
+
+    The floor and the camera come from `first` (the run's first snapshot), so shots at
+    different times of one scene line up; the camera also keeps `snap` in view.
+    """
+    from slinky3d.viewer.gl.quality import headless_context, stage_for
+    from slinky3d.viewer.gl.renderer import Renderer, frame_snapshots
+
+    first = first or snap
+    ctx = headless_context()
+    try:
+        r = Renderer(ctx, size, quality=quality)
+        stage = stage_for(look, first, lowest(*reach))
+        cam = frame_snapshots((first, snap), size, hint, stage)
+        r.render(snap, look, cam, stage)
+        img = r.read()
+        return img, f"{ctx.info['GL_RENDERER']}, quality {r.quality.name}"
+    finally:
+        ctx.release()
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    size = parse_size(args.size)
+    parse_camera_option(args.camera)
+    sc = _scene(args)
+    look, hint = _look_and_hint(sc, args)
+    from slinky3d.viewer.window import Viewer
+
+    v = Viewer(sc, look, hint, size, quality=args.quality, max_frames=args.frames,
+               save_frame=args.save_frame)
+    return v.run()

@@ -1,0 +1,1 @@
+"""OpenGL: the context, GLSL programs, quality presets and the render passes (moderngl)."""

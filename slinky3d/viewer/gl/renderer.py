@@ -1,0 +1,452 @@
+"""The moderngl renderer: snapshots in, lit and shadowed frames out (window or headless).
+
+Per frame: a shadow pass (depth from the key light, fitted to the casters); the
+backdrop (background gradient and unshadowed floor, re-drawn only when the camera or
+look changes, else copied); the Slinkies (instanced half hoops) and holders/stairs;
+the floor rectangle that can hold a shadow; then anti-aliasing (MSAA resolve on a GPU,
+FXAA over the objects on a software rasterizer).
+"""
+
+from __future__ import annotations
+
+import time
+
+import moderngl
+import numpy as np
+from pyrr import matrix44
+
+from slinky3d.runtime.snapshot import Snapshot
+from slinky3d.scene.look import CameraHint, Look
+from slinky3d.viewer import geometry as geo
+from slinky3d.viewer.camera import OrbitCamera, frame_box
+from slinky3d.viewer.gl.programs import program
+from slinky3d.viewer.gl.quality import (
+    LIGHT_DIR,
+    Quality,
+    Stage,
+    choose_quality,
+    corners,
+    floor_colours,
+    lin,
+    stage_for,
+)
+from slinky3d.viewer.gl.quality import set_uniform as _set
+
+HOLDER_COLOUR = (0.30, 0.31, 0.33, 1.0)  # rgb + gloss
+LODS = (6, 8, 12, 16, 24)  # segments per half turn below the preset's maximum
+SKIN_COLOUR = (0.72, 0.50, 0.38, 0.15)
+GRAB_COLOUR = (1.0, 0.78, 0.15, 0.5)
+
+
+class Renderer:
+    """Draws snapshots into its own framebuffer (`read()`) or a given one (a window's)."""
+
+    def __init__(self, ctx: moderngl.Context, size: tuple[int, int] = (1280, 720),
+                 quality: str = "auto", extrusion: str = "gpu"):
+        self.ctx = ctx
+        self.quality: Quality = choose_quality(ctx, quality)
+        self.extrusion = extrusion  # "gpu" (instanced) or "numpy" (benchmark comparison)
+        q = self.quality
+        self.template = geo.template(q.segments)
+        # Shadows: each half hoop as a coarse zero-thickness ribbon (its thickness is far
+        # below a shadow texel, and on a software rasterizer triangles are the cost).
+        self.shadow_template = geo.template(max(6, q.segments // 2), ribbon=True)
+        d = {"SHADOW_TAPS": str(q.shadow_taps)}
+        ds = d if q.self_shadow else {"SHADOW_TAPS": "0"}
+        p = self.progs = {
+            "helix_steel": program(ctx, "helix.glsl", {**ds, "STEEL": ""}),
+            "helix_plastic": program(ctx, "helix.glsl", {**ds, "PLASTIC": ""}),
+            "helix_depth": program(ctx, "helix.glsl", {"DEPTH_ONLY": ""}),
+            # Holders and stairs always receive shadows: a Slinky on stairs must cast one.
+            "mesh": program(ctx, "mesh.glsl", d),
+            "mesh_depth": program(ctx, "mesh.glsl", {"DEPTH_ONLY": ""}),
+            "floor": program(ctx, "floor.glsl", d),
+            "floor_shadow": program(ctx, "floor.glsl", {**d, "SHADOWED": ""}),
+            "background": program(ctx, "background.glsl"),
+            "fxaa": program(ctx, "fxaa.glsl"),
+        }
+        if extrusion == "numpy":
+            for m in ("steel", "plastic"):
+                p["np_" + m] = program(ctx, "helix.glsl", {**ds, "PRECOMPUTED": "",
+                                                           m.upper(): ""})
+        # Levels of detail: fewer segments when a hoop is small on screen (triangle setup
+        # is what the helices cost on a software rasterizer).
+        self.lods = sorted({s for s in LODS if s < q.segments} | {q.segments})
+        self._tpl: dict = {}
+        self.last_triangles = {"main": 0, "shadow": 0}
+        quad = ctx.buffer(np.array([0, 0, 1, 0, 0, 1, 1, 1], "f4").tobytes())
+        self._floor_vaos = {k: ctx.vertex_array(p[k], [(quad, "2f", "in_xz")])
+                            for k in ("floor", "floor_shadow")}
+        self._bg_vao = ctx.vertex_array(p["background"], [])
+        self._fxaa_vao = ctx.vertex_array(p["fxaa"], [])
+        self._hoops: list[tuple[moderngl.Buffer | None, dict]] = []  # per Slinky
+        self._mesh_buf = ctx.buffer(reserve=4096, dynamic=True)
+        s = q.shadow_size
+        self.shadow_tex = ctx.depth_texture((s, s))
+        self.shadow_tex.compare_func = "<="
+        self.shadow_tex.filter = (moderngl.LINEAR, moderngl.LINEAR)  # 2x2 PCF for free
+        self.shadow_tex.repeat_x = self.shadow_tex.repeat_y = False
+        self._shadow_fbo = ctx.framebuffer(depth_attachment=self.shadow_tex)
+        self._mesh_vaos: dict[str, moderngl.VertexArray] = {}
+        self._decor_key, self._decor_mesh = None, np.zeros((0, 10), "f4")
+        self.profile: dict[str, list[float]] | None = None  # {} to time each pass
+        self.size = (0, 0)
+        self.resize(size)
+
+    # -- targets -------------------------------------------------------------------
+    def resize(self, size: tuple[int, int]) -> None:
+        if tuple(size) == self.size:
+            return
+        ctx, q = self.ctx, self.quality
+        self.size = w, h = int(size[0]), int(size[1])
+
+        def target(samples: int) -> moderngl.Framebuffer:
+            return ctx.framebuffer(ctx.renderbuffer((w, h), 4, samples=samples),
+                                   ctx.depth_renderbuffer((w, h), samples=samples))
+
+        self._msaa = target(q.samples) if q.samples else None
+        self._backdrop = target(q.samples)
+        self._backdrop_key = None
+        self._scene_tex = ctx.texture((w, h), 4)
+        self._scene_tex.filter = (moderngl.LINEAR, moderngl.LINEAR)
+        self._scene_tex.repeat_x = self._scene_tex.repeat_y = False
+        self._scene = ctx.framebuffer(self._scene_tex, ctx.depth_renderbuffer((w, h)))
+        # Colour-only views for copies out: a window's depth buffer has its own format,
+        # and blitting depth between different formats is an error.
+        self._scene_c = ctx.framebuffer(self._scene_tex)
+        self._msaa_c = ctx.framebuffer(self._msaa.color_attachments[0]) if self._msaa else None
+        self._out = ctx.framebuffer(ctx.renderbuffer((w, h), 4)) if q.fxaa else self._scene
+
+    # -- drawing -------------------------------------------------------------------
+    def render(self, snap: Snapshot, look: Look, cam: OrbitCamera, stage: Stage | None = None,
+               target: moderngl.Framebuffer | None = None) -> None:
+        """Draw one frame into `target` (same size) or this renderer's own buffer.
+
+        `stage` (floor height and extent) should stay the same through a run; None
+        derives it from this snapshot.
+        """
+        ctx, q = self.ctx, self.quality
+        w, h = self.size
+        self._tick(None)
+        self.last_triangles = {"main": 0, "shadow": 0}
+        stage = stage or stage_for(look, snap)
+        boxes = self._decor(snap, look, stage.floor_y)
+        lo, hi = geo.bounds(snap, pad=0.02)
+        slinky_box = (lo.copy(), hi.copy())
+        if len(boxes):
+            lo = np.minimum(lo, boxes[:, :3].min(axis=0))
+            hi = np.maximum(hi, boxes[:, :3].max(axis=0))
+        shadow_rect = self._shadow_rect(lo, hi, stage)
+        light_vp, texel_m, depth_range = self._light(lo, hi, stage.floor_y, shadow_rect)
+        view_proj = cam.view_proj(w / h)
+        common = {
+            "eye": tuple(float(v) for v in cam.eye()), "light_dir": tuple(LIGHT_DIR),
+            "bg_top_lin": lin(look.background_top), "bg_bottom_lin": lin(look.background_bottom),
+            "floor_lin": lin(look.floor_colour), "light_vp": light_vp,
+            "shadow_texel": 1.0 / q.shadow_size, "shadow_offset": 1.5 * texel_m,
+            "shadow_bias": 2.0 * texel_m / depth_range, "shadow_map": 0,
+            "pixel_size": 2.0 * np.tan(np.radians(cam.fov_deg) / 2) / h,
+            "fade": max(3.0 * stage.size, 2.5 * cam.distance),
+        }
+        self._tick("prepare")
+        ctx.enable_only(moderngl.DEPTH_TEST)
+        ctx.depth_func = "<"
+        # Shadow pass (ribbons are single-sided: no culling).
+        self._shadow_fbo.use()
+        ctx.viewport = (0, 0, q.shadow_size, q.shadow_size)
+        self._shadow_fbo.clear(depth=1.0)
+        self._draw_objects(snap, look, boxes, light_vp, common, depth=True)
+        self._tick("shadow")
+        # Backdrop, then objects front to back, then the floor they may shadow.
+        fbo = self._msaa or self._scene
+        self._draw_backdrop(look, cam, stage, view_proj, common)
+        ctx.copy_framebuffer(fbo, self._backdrop)
+        self._tick("backdrop")
+        fbo.use()
+        ctx.viewport = (0, 0, w, h)
+        self.shadow_tex.use(0)
+        ctx.enable(moderngl.CULL_FACE)
+        self._draw_objects(snap, look, boxes, view_proj, common, depth=False)
+        self._tick("objects")
+        ctx.disable(moderngl.CULL_FACE)
+        if look.floor:
+            self._draw_floor("floor_shadow", shadow_rect, stage.floor_y, look, stage,
+                             view_proj, common)
+        self._tick("floor")
+        # Anti-aliasing and output.
+        out = target or self._out
+        if self._msaa is not None:
+            # Resolve into our own buffer (same format), then copy out like the rest:
+            # a resolving blit into a window of another format is an error.
+            ctx.copy_framebuffer(self._scene, self._msaa_c)
+        if q.fxaa:
+            # Only the Slinkies need it (the floor grid and horizon are smooth, and the
+            # holders and stairs are large boxes with few edges): copy the frame, then
+            # smooth just the box on screen that holds the Slinkies.
+            ctx.copy_framebuffer(out, self._scene_c)
+            out.use()
+            ctx.viewport = (0, 0, w, h)
+            ctx.scissor = _screen_rect(cam, *slinky_box, w, h)
+            ctx.disable(moderngl.DEPTH_TEST)
+            self._scene_tex.use(1)
+            fx = self.progs["fxaa"]
+            _set(fx, "image", 1)
+            _set(fx, "texel", (1.0 / w, 1.0 / h))
+            self._fxaa_vao.render(moderngl.TRIANGLES, vertices=3)
+            ctx.scissor = None
+        elif out is not self._scene:
+            ctx.copy_framebuffer(out, self._scene_c)
+        self._tick("antialias")
+
+    def _tick(self, name: str | None) -> None:
+        """Profiling: finish the GPU work and charge the CPU time since the last tick."""
+        if self.profile is None:
+            return
+        self.ctx.finish()
+        now = time.process_time()
+        if name is not None:
+            self.profile.setdefault(name, []).append(1e3 * (now - self._t))
+        self._t = now
+
+    def read(self) -> np.ndarray:
+        """The last frame drawn into this renderer's own buffer, (h, w, 3) uint8, top row 0."""
+        w, h = self.size
+        data = self._out.read(components=3, alignment=1)
+        return np.frombuffer(data, np.uint8).reshape(h, w, 3)[::-1].copy()
+
+    def triangles(self, snap: Snapshot) -> dict[str, int]:
+        """Helix triangles drawn in the last frame (main pass, after the level of detail)
+        and per shadow pass, and the most the main pass can draw."""
+        n = sum(sl.N for sl in snap.slinkies)
+        return {**self.last_triangles, "max": n * self.template.triangles}
+
+    def _template(self, segments: int | None):
+        """GL buffers of the template with that many segments (None: the shadow ribbon)."""
+        if segments not in self._tpl:
+            t = self.shadow_template if segments is None else geo.template(segments)
+            self._tpl[segments] = (self.ctx.buffer(t.vertices.tobytes()),
+                                   self.ctx.buffer(t.indices.tobytes()), t)
+        return self._tpl[segments]
+
+    def _segments_for(self, sl, eye, pixel_size: float) -> int:
+        """Fewest segments whose polygon stays within half a pixel of the circle."""
+        if pixel_size <= 0.0:
+            return self.lods[-1]
+        centres = np.c_[0.5 * (sl.ends[1:] + sl.ends[:-1]), np.zeros(sl.N)]
+        d = max(float(np.min(np.linalg.norm(centres - np.asarray(eye), axis=1))) - sl.R, 1e-3)
+        radius_px = sl.R / (pixel_size * d)
+        for seg in self.lods:
+            if radius_px * (1.0 - np.cos(np.pi / (2 * seg))) <= 0.5:
+                return seg
+        return self.lods[-1]
+
+    # -- passes --------------------------------------------------------------------
+    def _draw_backdrop(self, look: Look, cam: OrbitCamera, stage: Stage, view_proj,
+                       common) -> None:
+        """Background gradient and unshadowed floor into a cached buffer."""
+        key = (tuple(cam.eye()), tuple(np.asarray(cam.target, float)), cam.fov_deg, look, stage)
+        if key == self._backdrop_key:
+            return
+        self._backdrop_key = key
+        ctx = self.ctx
+        self._backdrop.use()
+        ctx.viewport = (0, 0, *self.size)
+        self._backdrop.clear(depth=1.0)
+        if look.floor:
+            big = 2.0 * common["fade"]
+            rect = (stage.centre_x - big, -big, stage.centre_x + big, big)
+            # A hair lower than the shadow rectangle drawn over it later.
+            self._draw_floor("floor", rect, stage.floor_y - 1e-4 * stage.size, look, stage,
+                             view_proj, common)
+        ctx.depth_func = "<="  # at the far plane, behind everything
+        bg = self.progs["background"]
+        _set(bg, "bg_top", look.background_top)
+        _set(bg, "bg_bottom", look.background_bottom)
+        self._bg_vao.render(moderngl.TRIANGLES, vertices=3)
+        ctx.depth_func = "<"
+
+    def _draw_floor(self, name, rect, y, look: Look, stage: Stage, view_proj, common) -> None:
+        prog = self.progs[name]
+        self._uniforms(prog, view_proj, common)
+        lit, dark = floor_colours(look)
+        for k, v in (("floor_y", y), ("rect", tuple(float(r) for r in rect)),
+                     ("centre", (stage.centre_x, 0.0)), ("fade", common["fade"]),
+                     ("viewport_h", float(self.size[1])),
+                     ("tile", 0.1 if stage.size < 3 else 1.0),
+                     ("bg_top", look.background_top), ("bg_bottom", look.background_bottom),
+                     ("floor_lit", lit), ("floor_dark", dark)):
+            _set(prog, k, v)
+        self._floor_vaos[name].render(moderngl.TRIANGLE_STRIP)
+
+    def _shadow_rect(self, lo, hi, stage: Stage):
+        """The casters' box swept down the light onto the floor (x0, z0, x1, z1)."""
+        c = corners(lo, hi)
+        drop = c - LIGHT_DIR[None, :] * ((c[:, 1] - stage.floor_y) / LIGHT_DIR[1])[:, None]
+        m = 0.05 * stage.size
+        return (drop[:, 0].min() - m, drop[:, 2].min() - m, drop[:, 0].max() + m,
+                drop[:, 2].max() + m)
+
+    def _light(self, lo: np.ndarray, hi: np.ndarray, floor_y: float, rect):
+        """Orthographic light matrix: its x-y fitted to the casters (box lo-hi), its depth
+        reaching down to the floor rectangle their shadows fall on."""
+        centre = 0.5 * (lo + hi)
+        radius = float(np.linalg.norm(hi - lo)) * 0.5 + 1e-3
+        view = matrix44.create_look_at(centre + LIGHT_DIR * 2 * radius, centre,
+                                       [0.0, 0.0, -1.0], dtype=float)
+        c = np.c_[corners(lo, hi), np.ones(8)] @ view
+        floor = np.array([[rect[0], floor_y, rect[1], 1.0], [rect[2], floor_y, rect[3], 1.0],
+                          [rect[0], floor_y, rect[3], 1.0], [rect[2], floor_y, rect[1], 1.0]])
+        z = np.r_[c[:, 2], (floor @ view)[:, 2]]
+        xy_lo, xy_hi = c[:, :2].min(axis=0), c[:, :2].max(axis=0)
+        near, far = -z.max() - 0.01, -z.min() + 0.01
+        proj = matrix44.create_orthogonal_projection(xy_lo[0], xy_hi[0], xy_lo[1], xy_hi[1],
+                                                     near, far, dtype=float)
+        texel = float(max(xy_hi - xy_lo)) / self.quality.shadow_size
+        return view @ proj, texel, float(far - near)
+
+    def _decor(self, snap: Snapshot, look: Look, floor_y: float) -> np.ndarray:
+        """Holders and stairs as triangles; rebuilt only when a held end moves."""
+        key = (look, floor_y, tuple((sl.anchor_held, sl.far_held, sl.ends[:2].tobytes(),
+                                     sl.ends[-2:].tobytes(), sl.R, _bytes(sl.grab),
+                                     _bytes(sl.grab_point)) for sl in snap.slinkies))
+        if key != self._decor_key:
+            self._decor_key, self._decor_mesh = key, self._build_decor(snap, look, floor_y)
+        return self._decor_mesh
+
+    def _build_decor(self, snap: Snapshot, look: Look, floor_y: float) -> np.ndarray:
+        parts = []
+        for sl in snap.slinkies:
+            if look.anchor == "post":
+                parts += geo.holder_boxes(sl, floor_y, HOLDER_COLOUR)
+            elif look.anchor == "hand":
+                parts += geo.hand_boxes(sl, SKIN_COLOUR)
+            parts += geo.grab_boxes(sl, GRAB_COLOUR)
+        parts += geo.stair_boxes(look.stairs, look.stairs_depth, floor_y,
+                                 (*look.stairs_colour, 0.0))
+        return np.concatenate(parts) if parts else np.zeros((0, 10), "f4")
+
+    def _draw_objects(self, snap, look, boxes, vp, common, depth: bool) -> None:
+        self._draw_helices(snap, look, vp, common, depth)
+        if not len(boxes):
+            return
+        prog = self.progs["mesh_depth" if depth else "mesh"]
+        self._uniforms(prog, vp, common)
+        data = boxes.tobytes()
+        if self._mesh_buf.size < len(data):
+            self._mesh_buf = self.ctx.buffer(reserve=len(data) * 2, dynamic=True)
+            self._mesh_vaos = {}
+        self._mesh_buf.write(data)
+        name = "mesh_depth" if depth else "mesh"
+        if name not in self._mesh_vaos:
+            self._mesh_vaos[name] = self.ctx.vertex_array(
+                prog, [(self._mesh_buf, "3f 3f 4f", "in_pos", "in_normal", "in_colour")],
+                skip_errors=True)
+        self._mesh_vaos[name].render(moderngl.TRIANGLES, vertices=len(boxes))
+
+    def _draw_helices(self, snap, look, vp, common, depth: bool) -> None:
+        for i, sl in enumerate(snap.slinkies):
+            material = look.material_for(sl.preset)
+            width = look.width_for(material, sl.R)
+            if self.extrusion == "numpy" and not depth:
+                prog = self.progs["np_" + material]
+                self._uniforms(prog, vp, common)
+                self._material(prog, look)
+                seg = self._segments_for(sl, common["eye"], common["pixel_size"])
+                self._draw_numpy(sl, width, prog, self._template(seg)[2])
+                self.last_triangles["main"] += sl.N * self._template(seg)[2].triangles
+                continue
+            name = "helix_depth" if depth else "helix_" + material
+            prog = self.progs[name]
+            self._uniforms(prog, vp, common)
+            self._material(prog, look)
+            _set(prog, "R", sl.R)
+            _set(prog, "half_width", 0.5 * width)
+            _set(prog, "half_thick", 0.5 * geo.wire_thickness(sl))
+            _set(prog, "pixel_size", 0.0 if depth else common["pixel_size"])
+            seg = None if depth else self._segments_for(sl, common["eye"], common["pixel_size"])
+            buf, vao, tpl = self._helix_vao(i, sl.N, name, seg)
+            buf.write(_near_first(geo.instances(sl), common["eye"], sl.R).tobytes())
+            vao.render(moderngl.TRIANGLES, instances=sl.N)
+            self.last_triangles["shadow" if depth else "main"] += sl.N * tpl.triangles
+
+    def _helix_vao(self, i: int, n: int, name: str, segments: int | None):
+        while len(self._hoops) <= i:
+            self._hoops.append((None, {}))
+        buf, vaos = self._hoops[i]
+        if buf is None or buf.size != n * 24:
+            buf, vaos = self.ctx.buffer(reserve=n * 24, dynamic=True), {}
+            self._hoops[i] = (buf, vaos)
+        vbo, ibo, tpl = self._template(segments)
+        if (name, segments) not in vaos:
+            vaos[name, segments] = self.ctx.vertex_array(
+                self.progs[name],
+                [(vbo, "3f 2f", "in_vert", "in_face"), (buf, "4f 2f/i", "in_hoop", "in_hoop2")],
+                index_buffer=ibo, index_element_size=4, skip_errors=True)
+        return buf, vaos[name, segments], tpl
+
+    def _draw_numpy(self, sl, width: float, prog, tpl) -> None:
+        """The numpy-extrusion path (benchmark only): whole mesh built and uploaded."""
+        m = geo.extrude(sl, width, tpl)
+        data = np.c_[m.positions, m.normals, m.tangents, m.along].astype("f4")
+        vbo = self.ctx.buffer(data.tobytes())
+        ibo = self.ctx.buffer(m.indices.tobytes())
+        vao = self.ctx.vertex_array(
+            prog, [(vbo, "3f 3f 3f 1f", "in_pos", "in_normal", "in_tangent", "in_along")],
+            index_buffer=ibo, index_element_size=4, skip_errors=True)
+        vao.render(moderngl.TRIANGLES)
+        for o in (vao, vbo, ibo):
+            o.release()
+
+    def _uniforms(self, prog, vp, common) -> None:
+        _set(prog, "vp", vp)
+        for k, v in common.items():
+            _set(prog, k, v)
+
+    def _material(self, prog, look: Look) -> None:
+        _set(prog, "albedo_lin", lin(look.colour))
+        _set(prog, "rainbow", int(look.rainbow))
+
+
+def _bytes(a) -> bytes | None:
+    return None if a is None else np.asarray(a, float).tobytes()
+
+
+def _near_first(inst: np.ndarray, eye, R: float) -> np.ndarray:
+    """Half hoops sorted nearest bulge first, so the early depth test skips hidden ones."""
+    bulge = np.c_[inst[:, :2], R * inst[:, 4]] - np.asarray(eye, "f4")
+    return inst[np.argsort(np.einsum("ij,ij->i", bulge, bulge), kind="stable")]
+
+
+def _screen_rect(cam: OrbitCamera, lo, hi, w: int, h: int, pad: int = 6):
+    """Scissor box (x, y, width, height; GL's bottom-left origin) around a world box."""
+    c = corners(lo, hi)
+    clip = np.c_[c, np.ones(8)] @ cam.view_proj(w / h)
+    if np.any(clip[:, 3] <= 1e-6):
+        return (1, 1, w - 2, h - 2)  # the box reaches behind the eye: smooth everything
+    px = cam.project(c, w, h)
+    # A pixel inside the frame: FXAA's neighbour fetches then never leave the image.
+    x0, x1 = int(max(px[:, 0].min() - pad, 1)), int(min(px[:, 0].max() + pad, w - 1))
+    y0, y1 = int(max(h - px[:, 1].max() - pad, 1)), int(min(h - px[:, 1].min() + pad, h - 1))
+    return (x0, y0, max(x1 - x0, 0), max(y1 - y0, 0))
+
+
+def frame_snapshots(snaps, size: tuple[int, int], hint: CameraHint | None = None,
+                    stage: Stage | None = None, reach: float | None = None) -> OrbitCamera:
+    """The default camera: every Slinky of every snapshot in view, down to `reach` (the
+    lowest y expected), and the floor under them when it is close (a hint's values
+    override the framing)."""
+    boxes = [geo.bounds(s, pad=0.01) for s in snaps]
+    lo = np.min([b[0] for b in boxes], axis=0)
+    hi = np.max([b[1] for b in boxes], axis=0)
+    if reach is not None:
+        lo[1] = min(lo[1], reach)
+    # Show the floor when it is close under the Slinky; a far one would shrink the view.
+    if stage is not None and lo[1] - stage.floor_y < 0.3 * (hi[1] - lo[1]):
+        lo[1] = min(lo[1], stage.floor_y)
+    return frame_box(lo, hi, size[0] / size[1], hint)
+
+
+def frame_snapshot(snap: Snapshot, size: tuple[int, int], hint: CameraHint | None = None,
+                   stage: Stage | None = None) -> OrbitCamera:
+    """`frame_snapshots` for one snapshot."""
+    return frame_snapshots((snap,), size, hint, stage)

@@ -1,0 +1,367 @@
+"""Renderer: shader preprocessing (plain text), then headless GL on EGL (llvmpipe)."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from scipy.ndimage import binary_dilation
+
+from slinky3d.errors import ShaderError, SlinkyError
+from slinky3d.resources import shader_path
+from slinky3d.runtime.snapshot import Snapshot
+from slinky3d.scene.look import CameraHint, Look
+from slinky3d.viewer import geometry as geo
+from slinky3d.viewer.gl import programs as shaders
+
+SIZE = (320, 240)
+FLAT = (0.2, 0.3, 0.4)  # background without a gradient: exactly one colour
+BARE = Look(floor=False, anchor="none", background_top=FLAT, background_bottom=FLAT)
+
+
+# -- preprocessing, no GL ----------------------------------------------------------
+def test_preprocess_stage_sections_and_line_map():
+    vs = shaders.preprocess("helix.glsl", "vertex", {"STEEL": ""})
+    lines = vs.text.splitlines()
+    assert lines[0] == "#version 330 core" and lines[1] == "#define VERTEX_SHADER"
+    assert "#define STEEL" in lines[:4]
+    # A line of the file maps back to its own file and line number.
+    i = next(k for k, ln in enumerate(lines) if "uniform float half_width;" in ln)
+    file, line = vs.locate(i + 1)
+    assert file == str(shader_path("helix.glsl"))
+    assert shader_path("helix.glsl").read_text().splitlines()[line - 1] == lines[i]
+    # The fragment stage pastes common.glsl; its lines map to common.glsl.
+    fs = shaders.preprocess("helix.glsl", "fragment", {"STEEL": ""})
+    j = next(k for k, ln in enumerate(fs.text.splitlines()) if "vec3 tonemap(" in ln)
+    assert fs.locate(j + 1)[0] == str(shader_path("common.glsl"))
+    assert "#include" not in fs.text
+
+
+def test_preprocess_errors(tmp_path):
+    with pytest.raises(ValueError):
+        shaders.preprocess("helix.glsl", "geometry")
+    (tmp_path / "a.glsl").write_text('#include "missing.glsl"\n')
+    with pytest.raises(ShaderError, match="missing.glsl"):
+        shaders.preprocess("a.glsl", "vertex", root=tmp_path)
+    (tmp_path / "b.glsl").write_text("#version 410\nvoid main() {}\n")
+    with pytest.raises(ShaderError, match=r"b.glsl:1: #version"):
+        shaders.preprocess("b.glsl", "vertex", root=tmp_path)
+
+
+@pytest.mark.parametrize("log", ["0:4(12): error: `foo' undeclared",  # Mesa
+                                 "0(4) : error C1008: undefined variable \"foo\""])  # NVIDIA
+def test_explain_driver_logs(tmp_path, log):
+    (tmp_path / "p.glsl").write_text("// one\n// two\nvoid main() {}\n")
+    src = shaders.preprocess("p.glsl", "fragment", root=tmp_path)  # 2 generated lines first
+    msg = shaders.explain(log, src, "fragment")
+    assert msg.startswith(f"{tmp_path / 'p.glsl'}:2: fragment shader:") and "foo" in msg
+
+
+# -- GL ----------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def ctx():
+    from slinky3d.viewer.gl.quality import headless_context
+
+    c = headless_context()
+    yield c
+    c.release()
+
+
+@pytest.fixture(autouse=True)
+def gl_clean(request):
+    """Every GL test leaves no GL error behind."""
+    yield
+    if "ctx" in request.fixturenames:
+        c = request.getfixturevalue("ctx")
+        assert c.error == "GL_NO_ERROR"
+
+
+@pytest.fixture(scope="module")
+def renderer(ctx):
+    from slinky3d.viewer.gl.renderer import Renderer
+
+    return Renderer(ctx, SIZE, quality="software")
+
+
+def two_slinkies() -> Snapshot:
+    a = geo.hanging_snapshot("steel", stretch=0.15).slinkies[0]
+    b = geo.hanging_snapshot("plastic", stretch=0.3, anchor=(0.25, 0.0)).slinkies[0]
+    return Snapshot(t=0.0, slinkies=(a, b))
+
+
+def draw(r, snap, look, hint=None, stage=None):
+    from slinky3d.viewer.gl.renderer import frame_snapshot
+
+    cam = frame_snapshot(snap, r.size, hint, stage)
+    r.render(snap, look, cam, stage)
+    return r.read(), cam
+
+
+def slinky_mask(snap, cam, size, grow: int) -> np.ndarray:
+    """Pixels within `grow` of the projected centre lines of every half hoop."""
+    w, h = size
+    m = np.zeros((h, w), bool)
+    for sl in snap.slinkies:
+        px = cam.project(geo.centre_line(sl, 65).reshape(-1, 3), w, h)
+        ij = np.round(px).astype(int)
+        ok = (ij[:, 0] >= 0) & (ij[:, 0] < w) & (ij[:, 1] >= 0) & (ij[:, 1] < h)
+        m[ij[ok, 1], ij[ok, 0]] = True
+    return binary_dilation(m, iterations=grow)
+
+
+@pytest.mark.gl
+@pytest.mark.parametrize("hint", [CameraHint(yaw_deg=0.0, pitch_deg=0.0),
+                                  CameraHint(yaw_deg=35.0, pitch_deg=25.0)])
+def test_pixels_where_the_projection_puts_the_slinky(renderer, hint):
+    snap = two_slinkies()
+    img, cam = draw(renderer, snap, BARE, hint)
+    diff = np.abs(img.astype(int) - np.round(np.array(FLAT) * 255)).max(axis=2)
+    drawn = diff > 10  # FXAA may tint the background a few levels near an edge
+    near = slinky_mask(snap, cam, SIZE, grow=3)
+    # Everything drawn lies on the projected helices...
+    assert drawn.sum() > 500
+    assert not np.any(drawn & ~near), f"{np.sum(drawn & ~near)} pixels off the Slinkies"
+    # ...and a little further out the background is untouched, to the last bit.
+    assert not np.any((diff > 0) & ~slinky_mask(snap, cam, SIZE, grow=6))
+    # Every end point (where consecutive half hoops meet, z = 0) is covered.
+    for sl in snap.slinkies:
+        ends = cam.project(np.c_[sl.ends, np.zeros(len(sl.ends))], *SIZE)
+        ij = np.round(ends).astype(int)
+        hit = [drawn[max(j - 1, 0):j + 2, max(i - 1, 0):i + 2].any() for i, j in ij]
+        assert np.mean(hit) > 0.97
+
+
+@pytest.mark.gl
+def test_same_snapshot_same_pixels(ctx, renderer):
+    from slinky3d.viewer.gl.renderer import Renderer
+
+    snap = geo.hanging_snapshot("steel")
+    a, _ = draw(renderer, snap, Look())
+    draw(renderer, geo.hanging_snapshot("plastic"), Look(rainbow=True))  # something else
+    b, _ = draw(renderer, snap, Look())
+    assert np.array_equal(a, b)
+    fresh = Renderer(ctx, SIZE, quality="software")
+    c, _ = draw(fresh, snap, Look())
+    assert np.array_equal(a, c)
+
+
+def mean_colour(img, mask):
+    return img[mask].astype(float).mean(axis=0)
+
+
+@pytest.mark.gl
+def test_materials_change_the_colours(renderer):
+    snap = geo.hanging_snapshot("plastic", stretch=0.25)
+    hint = CameraHint(yaw_deg=0.0, pitch_deg=5.0)
+    bg = np.round(np.array(FLAT) * 255).astype(np.uint8)
+    out = {}
+    for name, look in {
+        "steel": replace(BARE, material="steel"),
+        "red": replace(BARE, material="plastic", colour=(0.9, 0.05, 0.05)),
+        "blue": replace(BARE, material="plastic", colour=(0.05, 0.1, 0.9)),
+        "rainbow": replace(BARE, material="plastic", rainbow=True),
+    }.items():
+        img, _ = draw(renderer, snap, look, hint)
+        out[name] = (img, np.any(img != bg, axis=2))
+    steel = mean_colour(*out["steel"])
+    red, blue = mean_colour(*out["red"]), mean_colour(*out["blue"])
+    assert steel.max() - steel.min() < 40  # grey metal
+    assert red[0] > red[1] + 60 and red[0] > red[2] + 60
+    assert blue[2] > blue[0] + 60 and blue[2] > blue[1] + 40
+    # Rainbow: the anchored (top) end and the far (bottom) end differ in hue.
+    img, drawn = out["rainbow"]
+    rows = np.nonzero(drawn.any(axis=1))[0]
+    top = mean_colour(img[rows[0]:rows[0] + 15], drawn[rows[0]:rows[0] + 15])
+    bottom = mean_colour(img[rows[-1] - 15:rows[-1]], drawn[rows[-1] - 15:rows[-1]])
+    assert np.argmax(top) != np.argmax(bottom)
+
+
+@pytest.mark.gl
+def test_floor_receives_the_shadow(renderer):
+    from slinky3d.viewer.gl.quality import stage_for
+
+    snap = geo.hanging_snapshot("plastic", stretch=0.25)
+    look = Look(anchor="none")
+    stage = stage_for(look, snap)
+    hint = CameraHint(yaw_deg=10.0, pitch_deg=30.0)
+    lit, cam = draw(renderer, snap, look, hint, stage)
+    empty = Snapshot(t=0.0, slinkies=(replace(snap.slinkies[0], ends=snap.slinkies[0].ends
+                                              + [100.0, 0.0]),))
+    renderer.render(empty, look, cam, stage)
+    bare = renderer.read()
+    darker = (bare.astype(int) - lit.astype(int)).sum(axis=2) > 30
+    off = ~slinky_mask(snap, cam, SIZE, grow=4)
+    assert np.sum(darker & off) > 100  # a shadow on the floor beside the Slinky
+
+
+@pytest.mark.gl
+def test_gpu_preset_msaa_and_numpy_extrusion_agree(ctx, renderer):
+    from slinky3d.viewer.gl.renderer import Renderer
+
+    snap = two_slinkies()
+    hint = CameraHint(yaw_deg=20.0, pitch_deg=10.0)
+    gpu = Renderer(ctx, SIZE, quality="gpu")
+    assert gpu.quality.samples >= 2 and not gpu.quality.fxaa
+    img, cam = draw(gpu, snap, BARE, hint)
+    drawn = np.abs(img.astype(int) - np.round(np.array(FLAT) * 255)).max(axis=2) > 10
+    assert drawn.sum() > 500 and not np.any(drawn & ~slinky_mask(snap, cam, SIZE, 3))
+    # The numpy extrusion draws the same picture as the instanced one (close up, where
+    # the wire is wider than a pixel and the shader's minimum width does not apply).
+    npr = Renderer(ctx, SIZE, quality="software", extrusion="numpy")
+    close = replace(hint, distance=0.15, target=(-0.03, -0.05, 0.0))
+    a, _ = draw(renderer, snap, BARE, close)
+    b, _ = draw(npr, snap, BARE, close)
+    assert np.mean(np.abs(a.astype(int) - np.round(np.array(FLAT) * 255)).max(axis=2) > 10) > 0.05
+    assert np.mean(np.abs(a.astype(int) - b.astype(int)) > 8) < 0.002
+
+
+@pytest.mark.gl
+def test_vertex_shader_matches_numpy_extrusion(ctx):
+    import moderngl
+
+    sl = geo.hanging_snapshot("steel", stretch=0.2).slinkies[0]
+    tpl = geo.template(6)
+    prog = shaders.program(ctx, "helix.glsl", {"DEPTH_ONLY": ""}, varyings=("v_pos",))
+    w = 0.0026
+    for k, v in (("R", sl.R), ("half_width", w / 2), ("pixel_size", 0.0),
+                 ("half_thick", geo.wire_thickness(sl) / 2)):
+        if k in prog:
+            prog[k].value = v
+    prog["vp"].write(np.eye(4, dtype="f4").tobytes())
+    vbo = ctx.buffer(tpl.vertices.tobytes())
+    inst = ctx.buffer(geo.instances(sl).tobytes())
+    vao = ctx.vertex_array(prog, [(vbo, "3f 2f", "in_vert", "in_face"),
+                                  (inst, "4f 2f/i", "in_hoop", "in_hoop2")], skip_errors=True)
+    out = ctx.buffer(reserve=sl.N * len(tpl.vertices) * 12)
+    vao.transform(out, moderngl.POINTS, vertices=len(tpl.vertices), instances=sl.N)
+    gpu = np.frombuffer(out.read(), "f4").reshape(-1, 3)
+    cpu = geo.extrude(sl, w, tpl).positions
+    assert np.max(np.abs(gpu - cpu)) < 2e-6
+
+
+@pytest.mark.gl
+def test_broken_shader_names_file_and_line(ctx, tmp_path):
+    (tmp_path / "inc.glsl").write_text("float helper() {\n    return undefined_thing;\n}\n")
+    (tmp_path / "broken.glsl").write_text(
+        "#if defined VERTEX_SHADER\n"
+        "void main() { gl_Position = vec4(0.0); }\n"
+        "#elif defined FRAGMENT_SHADER\n"
+        "out vec4 frag;\n"
+        "void main() {\n"
+        "    frag = vec4(1.0) * missing_value;\n"
+        "}\n"
+        "#endif\n")
+    with pytest.raises(ShaderError) as e:
+        shaders.program(ctx, "broken.glsl", root=tmp_path)
+    assert str(e.value).startswith(f"{tmp_path / 'broken.glsl'}:6: fragment shader:")
+    assert "missing_value" in str(e.value)
+    (tmp_path / "user.glsl").write_text(
+        "#if defined VERTEX_SHADER\n"
+        '#include "inc.glsl"\n'
+        "void main() { gl_Position = vec4(helper()); }\n"
+        "#elif defined FRAGMENT_SHADER\n"
+        "out vec4 f;\nvoid main() { f = vec4(1.0); }\n"
+        "#endif\n")
+    with pytest.raises(ShaderError, match=r"inc.glsl:2: vertex shader:"):
+        shaders.program(ctx, "user.glsl", root=tmp_path)
+
+
+def test_quality_detection():
+    from slinky3d.viewer.gl.quality import is_software
+
+    assert is_software("llvmpipe (LLVM 15.0.6, 256 bits)")
+    assert is_software("SwiftShader Device (LLVM 10.0.0)")
+    assert not is_software("NVIDIA H200/PCIe/SSE2")
+    assert not is_software("AMD Radeon RX 7900 XTX (radeonsi, navi31, LLVM 15.0.7, DRM 3.54)")
+
+
+@pytest.mark.gl
+def test_auto_quality_here_is_software(ctx):
+    from slinky3d.viewer.gl.quality import choose_quality
+
+    assert choose_quality(ctx).name == "software"  # CI and this machine: llvmpipe
+    with pytest.raises(SlinkyError, match="unknown quality"):
+        choose_quality(ctx, "ultra")
+
+
+def test_floor_goes_below_where_the_slinky_gets():
+    from slinky3d.runtime.simulation import Simulation
+    from slinky3d.scene.loader import load
+    from slinky3d.scene.reach import reach_of
+    from slinky3d.viewer import geometry as g
+
+    sc = load("1Pa")  # anchor held, far end released: swings down to hang
+    hang, fall = reach_of(sc)
+    assert fall is None
+    low = g.bounds(Simulation(sc).snapshot(), pad=0.0)[0][1]
+    assert hang < low - 0.3  # well below the U it starts in
+    sc = load("drop-plastic")  # let go at 0.2 s, 0.6 s long
+    hang, fall = reach_of(sc)
+    assert hang is None
+    low = g.bounds(Simulation(sc).snapshot(), pad=0.0)[0][1]
+    assert fall == pytest.approx(low - 0.5 * 9.81 * 0.4**2, abs=1e-6)
+
+
+@pytest.mark.parametrize("text, ok", [("1280x720", (1280, 720)), (" 64X48 ", (64, 48)),
+                                      ("1280", None), ("0x10", None), ("axb", None)])
+def test_size_option(text, ok):
+    from slinky3d.viewer.commands import parse_size
+
+    if ok:
+        assert parse_size(text) == ok
+    else:
+        with pytest.raises(SlinkyError, match="--size"):
+            parse_size(text)
+
+
+def test_camera_option():
+    from slinky3d.viewer.commands import parse_camera_option
+
+    c = parse_camera_option("yaw=30, pitch_deg=-10,distance=1.5,target=0:-0.4:0,fov=40")
+    assert (c.yaw_deg, c.pitch_deg, c.distance, c.fov_deg) == (30, -10, 1.5, 40)
+    assert c.target == (0.0, -0.4, 0.0)
+    for bad, words in (("yaw", "KEY=VALUE"), ("zoom=2", "unknown key"),
+                       ("yaw=left", "expected a number"), ("pitch=120", "between"),
+                       ("target=1:2", "3 numbers"), ("distance=nan", "finite")):
+        with pytest.raises(SlinkyError, match=words):
+            parse_camera_option(bad)
+
+
+@pytest.mark.gl
+def test_stairs_and_holders_are_drawn(renderer):
+    snap = geo.hanging_snapshot("plastic", stretch=0.25)
+    low = snap.slinkies[0].ends[:, 1].min()
+    look = replace(BARE, stairs=((-0.3, -0.05, low - 0.05),), anchor="post")
+    img, cam = draw(renderer, snap, look, CameraHint(yaw_deg=20.0, pitch_deg=20.0))
+    # The middle of the step's top face is wood-coloured.
+    i, j = np.round(cam.project(np.array([[-0.175, low - 0.05, 0.0]]), *SIZE)[0]).astype(int)
+    r, g, b = img[j, i].astype(int)
+    assert r > b + 40 and r > 100
+    # The holder (plate, arm, post) is there with anchor = "post" and gone with "none";
+    # the plate sits on top of the first half hoop.
+    renderer.render(snap, replace(look, anchor="none"), cam)
+    diff = np.abs(img.astype(int) - renderer.read().astype(int)).max(axis=2) > 10
+    top = np.r_[0.5 * (snap.slinkies[0].ends[0] + snap.slinkies[0].ends[1]), 0.0]
+    i, j = np.round(cam.project(top[None] + [0.0, 0.004, 0.0], *SIZE)[0]).astype(int)
+    assert diff[j - 2:j + 3, i - 2:i + 3].any() and diff.sum() > 200
+
+
+@pytest.mark.gl
+def test_screenshot_same_scene_and_time_same_pixels(tmp_path, capsys):
+    from PIL import Image
+
+    from slinky3d.cli import main
+
+    shots = []
+    for i in range(2):
+        out = tmp_path / f"shot{i}.png"
+        assert main(["screenshot", "1Pa", "--time", "0.05", "--size", "160x120",
+                     "--out", str(out)]) == 0
+        shots.append(np.asarray(Image.open(out)))
+    assert "wrote" in capsys.readouterr().out
+    assert shots[0].shape == (120, 160, 3) and np.array_equal(shots[0], shots[1])
+    assert len(np.unique(shots[0].reshape(-1, 3), axis=0)) > 50  # a picture, not a blank
+    # Bad options are one line and status 2, never a traceback.
+    assert main(["screenshot", "1Pa", "--size", "huge"]) == 2
+    assert main(["screenshot", "1Pa", "--camera", "pitch=100"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and all(e.startswith("slinky3d: error: --") for e in err)

@@ -1,0 +1,145 @@
+"""The pyglet window, for real, under Xvfb (started here when there is no DISPLAY).
+
+Each check runs in a subprocess: a window's GLX context and the EGL context of the
+headless tests should not share a process.
+"""
+
+import json
+import os
+import select
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.window
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def display():
+    if os.environ.get("DISPLAY"):
+        yield os.environ["DISPLAY"]
+        return
+    xvfb = shutil.which("Xvfb")
+    if xvfb is None:
+        pytest.fail("no DISPLAY and no Xvfb: apt-get install xvfb (CI's .ci/run does)")
+    # -displayfd: Xvfb picks a free display number and writes it to the pipe.
+    read, write = os.pipe()
+    proc = subprocess.Popen([xvfb, "-displayfd", str(write), "-screen", "0", "1024x768x24",
+                             "-nolisten", "tcp"], pass_fds=(write,),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(write)
+    deadline = time.time() + 15
+    text = b""
+    while not text.endswith(b"\n"):
+        if proc.poll() is not None or time.time() > deadline:
+            pytest.fail("Xvfb did not start")
+        if select.select([read], [], [], 0.2)[0]:
+            text += os.read(read, 16)
+    os.close(read)
+    num = int(text)
+    yield f":{num}"
+    proc.terminate()
+    proc.wait(timeout=5)
+
+
+def run(args, display, timeout=120):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    if display is None:
+        env.pop("DISPLAY", None)
+    else:
+        env["DISPLAY"] = display
+    return subprocess.run([sys.executable, *args], env=env, capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT)
+
+
+def test_run_plays_the_scene_and_quits(display, tmp_path):
+    from PIL import Image
+
+    out = tmp_path / "frame.png"
+    p = run(["-m", "slinky3d", "run", "hanging-plastic", "--size", "320x240", "--frames", "20",
+             "--save-frame", str(out)], display)
+    assert p.returncode == 0, p.stderr
+    img = np.asarray(Image.open(out))
+    assert img.shape == (240, 320, 3)
+    # Red plastic coils in the middle of a blue-grey background.
+    red = (img[..., 0] > img[..., 2] + 60) & (img[..., 0] > 120)
+    assert red.sum() > 100
+    cols = np.nonzero(red.any(axis=0))[0]
+    assert 60 < cols.mean() < 260
+
+
+VIEWER_SCRIPT = r"""
+import json, pyglet
+from pyglet.window import key, mouse
+from slinky3d.scene.loader import load
+from slinky3d.viewer.window import Viewer
+from slinky3d.runtime.snapshot import Snapshot
+
+class Still:  # a source that never moves
+    def __init__(self, snap): self.snap, self.stopped = snap, False
+    def start(self): pass
+    def stop(self): self.stopped = True
+    def latest_pair(self): return self.snap, self.snap
+
+from slinky3d.runtime.simulation import Simulation
+sc = load("hanging-steel")
+src = Still(Simulation(sc).snapshot())
+v = Viewer(sc, sc.look, sc.camera, (320, 240), source=src)
+w = v.window
+
+w._enable_event_queue = False  # deliver dispatched events at once (pyglet queues them)
+
+def send(*event):
+    w.dispatch_event(*event)
+
+out = {"caption": w.caption}
+w.dispatch_event("on_draw"); w.flip()
+c = v.camera
+yaw, pitch, dist, target = c.yaw, c.pitch, c.distance, c.target.copy()
+send("on_mouse_drag", 160, 120, 40, 0, mouse.LEFT, 0)
+out["orbit_yaw"] = c.yaw - yaw
+send("on_mouse_drag", 160, 120, 0, 30, mouse.LEFT, 0)
+out["orbit_pitch"] = c.pitch - pitch
+send("on_mouse_scroll", 160, 120, 0, 2)
+out["zoom"] = v.camera.distance / dist
+send("on_mouse_drag", 160, 120, 25, 0, mouse.RIGHT, 0)
+out["pan"] = float(abs(v.camera.target - target).sum())
+send("on_key_press", key.HOME, 0)
+out["home"] = abs(v.camera.distance - dist) < 1e-9
+w.set_size(400, 300)
+for _ in range(20):
+    w.dispatch_events()
+    if tuple(w.get_framebuffer_size()) == (400, 300):
+        break
+w.dispatch_event("on_draw"); w.flip()
+out["resized"] = list(v.renderer.size)
+send("on_key_press", key.ESCAPE, 0)
+out["closed"] = bool(w.has_exit) or getattr(w, "_context", None) is None
+out["gl_error"] = v.ctx.error
+print(json.dumps(out))
+"""
+
+
+def test_mouse_camera_title_and_escape(display):
+    p = run(["-c", VIEWER_SCRIPT], display)
+    assert p.returncode == 0, p.stderr
+    r = json.loads(p.stdout.strip().splitlines()[-1])
+    assert r["caption"] == "slinky3d \u2014 Hanging steel Slinky"
+    assert r["orbit_yaw"] != 0 and r["orbit_pitch"] != 0
+    assert r["zoom"] == pytest.approx(0.81)  # two wheel notches, 10 % each
+    assert r["pan"] > 0 and r["home"] and r["closed"]
+    assert r["resized"] == [400, 300]
+    assert r["gl_error"] == "GL_NO_ERROR"
+
+
+def test_no_display_is_one_clear_line():
+    p = run(["-m", "slinky3d", "run", "hanging-plastic"], None, timeout=60)
+    assert p.returncode == 2
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and "cannot open a window" in lines[0], p.stderr
