@@ -21,6 +21,7 @@ import numpy as np
 from slinky3d.model.params import Params
 
 BASE = 3  # x_A, y_A, phi_A
+TOUCHING = 1e-10  # rad: a joint this close to theta_min is touching (in contact)
 
 
 def signs(n: int) -> np.ndarray:
