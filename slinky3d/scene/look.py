@@ -1,18 +1,17 @@
 """How a scene looks: materials, floor, stairs, holders, camera hint.
 
 Plain dataclasses with every default in one place (`Look()`, `CameraHint()`), and
-`parse_look` / `parse_camera` that turn a scene's `[look]` / `[camera]` TOML table
-into them, as a flat list of checks that each raise one `SceneError` naming the key.
-Nothing here imports OpenGL: the scene loader and the tests use it without a context.
+`read_look` / `read_camera` that turn a scene's `[look]` / `[camera]` table into them
+through the scene validator. Nothing here imports OpenGL: the scene loader and the
+tests use it without a context.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, fields, replace
-from typing import Any
+from typing import Any, Unpack
 
-from slinky3d.errors import SceneError
+from slinky3d.scene.validate import Bounds, Context, D, Table, check_vector, type_name
 
 MATERIALS = ("auto", "steel", "plastic")
 ANCHORS = ("post", "hand", "none")
@@ -75,102 +74,75 @@ class CameraHint:
     fov_deg: float = 35.0  # vertical field of view
 
 
-def _number(where: str, key: str, v: Any, lo: float, hi: float) -> float:
-    if isinstance(v, bool) or not isinstance(v, int | float):
-        raise SceneError(where, key, f"expected a number, got {v!r}")
-    x = float(v)
-    if not math.isfinite(x):
-        raise SceneError(where, key, f"must be finite, got {v!r}")
-    if not lo <= x <= hi:
-        raise SceneError(where, key, f"must be between {lo:g} and {hi:g}, got {x:g}")
-    return x
+def _three(t: Table, k: str, default: D, **bounds: Unpack[Bounds]
+           ) -> tuple[float, float, float] | D:
+    v = t.vector(k, None, 3, **bounds)
+    if v is None:
+        return default
+    a, b, c = v
+    return (a, b, c)
 
 
-def _vector(where: str, key: str, v: Any, n: int, lo: float, hi: float) -> tuple[float, ...]:
-    if not isinstance(v, list | tuple) or len(v) != n:
-        raise SceneError(where, key, f"expected a list of {n} numbers, got {v!r}")
-    return tuple(_number(where, f"{key}[{i}]", x, lo, hi) for i, x in enumerate(v))
-
-
-def _choice(where: str, key: str, v: Any, options: tuple[str, ...]) -> str:
-    if not isinstance(v, str) or v not in options:
-        raise SceneError(where, key, f"expected one of {', '.join(options)}, got {v!r}")
-    return v
-
-
-def _flag(where: str, key: str, v: Any) -> bool:
-    if not isinstance(v, bool):
-        raise SceneError(where, key, f"expected true or false, got {v!r}")
-    return v
-
-
-def _known(where: str, section: str, table: Any, cls: type) -> dict[str, Any]:
-    if not isinstance(table, dict):
-        raise SceneError(where, section, f"expected a table, got {table!r}")
-    names = [f.name for f in fields(cls)]
-    for k in table:
-        if k not in names:
-            raise SceneError(
-                where, f"{section}.{k}", f"unknown key (known: {', '.join(names)})"
-            )
-    return table
-
-
-def _steps(where: str, key: str, v: Any) -> tuple[Step, ...]:
+def _stairs(t: Table, k: str, default: tuple[Step, ...]) -> tuple[Step, ...]:
+    if not t.has(k):
+        return default
+    v = t.data[k]
     if not isinstance(v, list):
-        raise SceneError(where, key, f"expected a list of [x0, x1, top_y] steps, got {v!r}")
+        t.fail(k, f"must be a list of [x0, x1, top_y] steps, not {type_name(v)}")
     out = []
     for i, s in enumerate(v):
-        x0, x1, top = _vector(where, f"{key}[{i}]", s, 3, -1e3, 1e3)
+        key = f"{t.key(k)}[{i}]"
+        x0, x1, top = check_vector(t.ctx, key, s, 3, lo=-1e3, hi=1e3)
         if not x1 > x0:
-            raise SceneError(where, f"{key}[{i}]", f"needs x0 < x1, got {x0:g}, {x1:g}")
+            t.ctx.fail(key, f"needs x0 < x1, got {x0:g}, {x1:g}")
         out.append((x0, x1, top))
     return tuple(out)
 
 
-def parse_look(table: dict, where: str) -> Look:
+LOOK_KEYS = tuple(f.name for f in fields(Look))
+CAMERA_KEYS = tuple(f.name for f in fields(CameraHint))
+
+
+def read_look(t: Table) -> Look:
     """A validated `Look` from a scene's `[look]` table (missing keys keep defaults)."""
-    t = _known(where, "look", table, Look)
-    k = "look."
-    kw: dict[str, Any] = {}
-    for name, v in t.items():
-        key = k + name
-        if name == "material":
-            kw[name] = _choice(where, key, v, MATERIALS)
-        elif name == "anchor":
-            kw[name] = _choice(where, key, v, ANCHORS)
-        elif name in ("rainbow", "floor"):
-            kw[name] = _flag(where, key, v)
-        elif name.endswith("colour") or name.startswith("background"):
-            kw[name] = _vector(where, key, v, 3, 0.0, 1.0)
-        elif name == "wire_width":
-            kw[name] = _number(where, key, v, 1e-4, 0.05)
-        elif name == "floor_y":
-            kw[name] = _number(where, key, v, -1e3, 1e3)
-        elif name == "stairs_depth":
-            kw[name] = _number(where, key, v, 0.01, 10.0)
-        elif name == "stairs":
-            kw[name] = _steps(where, key, v)
-    return replace(Look(), **kw)
+    d = Look()
+    return Look(
+        material=t.choice("material", d.material, MATERIALS),
+        colour=_three(t, "colour", d.colour, lo=0.0, hi=1.0),
+        rainbow=t.boolean("rainbow", d.rainbow),
+        wire_width=t.number("wire_width", d.wire_width, lo=1e-4, hi=0.05),
+        background_top=_three(t, "background_top", d.background_top, lo=0.0, hi=1.0),
+        background_bottom=_three(t, "background_bottom", d.background_bottom, lo=0.0, hi=1.0),
+        floor=t.boolean("floor", d.floor),
+        floor_y=t.number("floor_y", d.floor_y, lo=-1e3, hi=1e3),
+        floor_colour=_three(t, "floor_colour", d.floor_colour, lo=0.0, hi=1.0),
+        stairs=_stairs(t, "stairs", d.stairs),
+        stairs_colour=_three(t, "stairs_colour", d.stairs_colour, lo=0.0, hi=1.0),
+        stairs_depth=t.number("stairs_depth", d.stairs_depth, lo=0.01, hi=10.0),
+        anchor=t.choice("anchor", d.anchor, ANCHORS),
+    )
 
 
-def parse_camera(table: dict, where: str) -> CameraHint:
-    """A validated `CameraHint` from a scene's `[camera]` table (or the --camera option)."""
-    t = _known(where, "camera", table, CameraHint)
-    kw: dict[str, Any] = {}
-    for name, v in t.items():
-        key = "camera." + name
-        if name == "target":
-            kw[name] = _vector(where, key, v, 3, -1e3, 1e3)
-        elif name == "distance":
-            kw[name] = _number(where, key, v, 1e-3, 1e3)
-        elif name == "yaw_deg":
-            kw[name] = _number(where, key, v, -360.0, 360.0)
-        elif name == "pitch_deg":
-            kw[name] = _number(where, key, v, -89.0, 89.0)
-        elif name == "fov_deg":
-            kw[name] = _number(where, key, v, 5.0, 120.0)
-    return replace(CameraHint(), **kw)
+def read_camera(t: Table) -> CameraHint:
+    """A validated `CameraHint` from a scene's `[camera]` table."""
+    d = CameraHint()
+    return CameraHint(
+        target=_three(t, "target", d.target, lo=-1e3, hi=1e3),
+        distance=t.number("distance", d.distance, lo=1e-3, hi=1e3),
+        yaw_deg=t.number("yaw_deg", d.yaw_deg, lo=-360.0, hi=360.0),
+        pitch_deg=t.number("pitch_deg", d.pitch_deg, lo=-89.0, hi=89.0),
+        fov_deg=t.number("fov_deg", d.fov_deg, lo=5.0, hi=120.0),
+    )
+
+
+def parse_look(table: Any, where: str) -> Look:
+    """`read_look` of a table on its own, its errors pointing at `where`."""
+    return read_look(Table(Context(where), table, "look", LOOK_KEYS))
+
+
+def parse_camera(table: Any, where: str) -> CameraHint:
+    """`read_camera` of a table on its own (the --camera option), errors pointing at `where`."""
+    return read_camera(Table(Context(where), table, "camera", CAMERA_KEYS))
 
 
 def merge_camera(base: CameraHint, over: CameraHint) -> CameraHint:
@@ -180,4 +152,3 @@ def merge_camera(base: CameraHint, over: CameraHint) -> CameraHint:
     return replace(base, **kw)
 
 
-__all__ = ["Look", "CameraHint", "parse_look", "parse_camera", "merge_camera"]

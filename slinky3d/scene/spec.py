@@ -1,20 +1,24 @@
 """The static description of a run: what a scene file resolves to.
 
 Nothing here changes while a run goes on (MuJoCo's mjModel); the evolving state
-lives in the solvers. `scene.py` builds these from TOML and validates them.
+lives in the solvers. `slinky3d.scene.loader` builds these from TOML and validates them.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
 from slinky3d.model.params import Params
+from slinky3d.scene.look import CameraHint, Look
 
 END_CONDITIONS = ("held", "free", "released", "scripted")
+ANCHOR_CONDITIONS = END_CONDITIONS
+# Only the anchored end can be scripted: the solvers drive E_1 alone.
+FAR_CONDITIONS = tuple(c for c in END_CONDITIONS if c != "scripted")
+SHAPES = ("hanging", "both_ends", "angles")  # how q0 is found: static solves, or given angles
 CONTACT_LAWS = ("rigid", "paper", "soft")
 
 
@@ -69,6 +73,12 @@ class EndSpec:
             return t < self.release_time
         return False
 
+    def held_until(self) -> float:
+        """The time until which the end stays still: a scripted end waits for its start."""
+        if self.condition == "scripted":
+            return self.motion.start if self.motion else 0.0
+        return self.release_time
+
 
 @dataclass(frozen=True)
 class ContactSpec:
@@ -97,7 +107,7 @@ class SlinkySpec:
     anchor: EndSpec  # E_1
     far: EndSpec  # E_{N+1}
     q0: np.ndarray  # (N+3,) initial coordinates, at rest
-    shape: str = "hanging"  # hanging | both_ends | angles
+    shape: str = "hanging"  # one of SHAPES
     contact: ContactSpec = field(default_factory=ContactSpec)
     grab: GrabSpec = field(default_factory=GrabSpec)
     name: str = ""
@@ -113,12 +123,12 @@ class Scene:
     duration: float = 1.0  # s
     dt: float = 4e-3  # real-time solver step, s: see default_dt
     path: str = ""
-    look: Any = None  # slinky3d.look.Look
-    camera: Any = None  # slinky3d.look.CameraHint
+    look: Look = field(default_factory=Look)
+    camera: CameraHint = field(default_factory=CameraHint)
     raw: dict = field(default_factory=dict, repr=False)  # the TOML after overrides
 
 
-DT_UNDAMPED = 2e-3  # s: the explicit undamped step (README: why 4 ms and 2 ms)
+DT_UNDAMPED = 2e-3  # s: the explicit undamped step (docs/solver.md, "The default step")
 
 
 def default_dt(slinkies: tuple[SlinkySpec, ...]) -> float:

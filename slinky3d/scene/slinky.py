@@ -1,0 +1,255 @@
+"""A scene's [slinky] table (or one of its [[slinky]] tables) -> a validated `SlinkySpec`.
+
+Parameters, the two ends, the initial shape, contact and grab; the rules between the
+ends and the shape are in docs/scene-format.md.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import fields
+
+import numpy as np
+
+from slinky3d.errors import SlinkyError
+from slinky3d.model import chain
+from slinky3d.model.params import OVERRIDABLE, PRESETS, Params, preset
+from slinky3d.scene.spec import (
+    ANCHOR_CONDITIONS,
+    CONTACT_LAWS,
+    FAR_CONDITIONS,
+    SHAPES,
+    ContactSpec,
+    EndSpec,
+    GrabSpec,
+    Motion,
+    SlinkySpec,
+)
+from slinky3d.scene.validate import Table, check_number
+
+N_MAX = 20000  # half hoops; a guard against typos, far beyond any real Slinky
+
+SLINKY_KEYS = ("name", "preset", *OVERRIDABLE, "anchor", "far", "shape", "contact", "grab")
+ANCHOR_KEYS = ("position", "orientation", "condition", "release_time", "motion")
+FAR_KEYS = ("condition", "release_time", "offset", "offset_R", "position", "orientation")
+SHAPE_KEYS = ("kind", "theta")
+CONTACT_KEYS = tuple(f.name for f in fields(ContactSpec))
+GRAB_KEYS = tuple(f.name for f in fields(GrabSpec))
+MOTION_KEYS = tuple(f.name for f in fields(Motion))
+
+
+# ----------------------------------------------------------------- parameters
+
+
+def _params(t: Table) -> Params:
+    name = t.choice("preset", "plastic", tuple(PRESETS))
+    over: dict[str, float] = {}
+    n_coils = t.number("n_coils", None, lo=1.0, hi=N_MAX / 2)
+    if n_coils is not None:
+        if abs(2 * n_coils - round(2 * n_coils)) > 1e-9:
+            t.fail("n_coils", "must be a whole number of half coils (N = 2 n_coils), "
+                              f"got {n_coils:g}")
+        over["n_coils"] = n_coils
+    for k in ("mass", "R", "L0", "I"):
+        v = t.number(k, None, lo=0.0, open_lo=True)
+        if v is not None:
+            over[k] = v
+    for k in ("k_coil", "C_D"):
+        v = t.number(k, None, lo=0.0)
+        if v is not None:
+            over[k] = v
+    g = t.number("g", None)
+    if g is not None:
+        over["g"] = g
+    tmin = t.number("theta_min", None, lo=0.0, hi=math.pi / 2, open_lo=True, open_hi=True)
+    if tmin is not None:
+        over["theta_min"] = tmin
+    return preset(name, **over)
+
+
+# ----------------------------------------------------------------------- ends
+
+
+def _release(t: Table, condition: str) -> float:
+    t.only_with(["release_time"], condition == "released", "to condition 'released'",
+                condition)
+    if condition == "released":
+        return t.number("release_time", 0.0, lo=0.0)
+    return 0.0 if condition == "free" else math.inf
+
+
+def _motion(t: Table) -> Motion:
+    m = Motion()
+    return Motion(
+        amplitude=t.point("amplitude", m.amplitude),
+        frequency=t.number("frequency", m.frequency, lo=0.0, open_lo=True),
+        phase=t.number("phase", m.phase),
+        rot_amplitude=t.number("rot_amplitude", m.rot_amplitude),
+        start=t.number("start", m.start, lo=0.0),
+    )
+
+
+def _anchor(t: Table) -> EndSpec:
+    cond = t.choice("condition", "held", ANCHOR_CONDITIONS)
+    release = _release(t, cond)
+    t.only_with(["motion"], cond == "scripted", "to condition 'scripted'", cond)
+    motion = None
+    if cond == "scripted":
+        if not t.has("motion"):
+            t.fail("condition", f"'scripted' needs a [{t.key('motion')}] table")
+        motion = _motion(t.table("motion", MOTION_KEYS))
+    return EndSpec(
+        condition=cond,
+        release_time=release,
+        position=t.point("position", (0.0, 0.0)),
+        orientation=t.number("orientation", 0.0),
+        motion=motion,
+    )
+
+
+def _far_condition(t: Table) -> str:
+    if t.data.get("condition") == "scripted":
+        t.fail("condition", "a scripted far end is not supported; script the anchored end")
+    return t.choice("condition", "free", FAR_CONDITIONS)
+
+
+# ---------------------------------------------------------------------- shape
+
+
+@functools.lru_cache(maxsize=64)
+def _static(p: Params, kind: str, anchor: tuple[float, float], phi_A: float,
+            far: tuple[float, float], phi_B: float) -> np.ndarray:
+    """The static shape, cached: the continuation takes a while and tests reload scenes."""
+    from slinky3d.model import static_shape  # lazily: scipy's optimiser is needed only here
+
+    if kind == "hanging":
+        q = static_shape.hanging(p, anchor=anchor, phi_A=phi_A)
+    else:
+        q = static_shape.both_ends(p, anchor, phi_A, far=far, phi_B=phi_B)
+    q = np.asarray(q, dtype=float)
+    q.setflags(write=False)
+    return q
+
+
+def _angles(t: Table, p: Params) -> np.ndarray:
+    if not t.has("theta"):
+        t.fail("kind", f"'angles' needs {t.key('theta')} (N = {p.N} torsion angles, rad)")
+    v = t.data["theta"]
+    if not isinstance(v, list):
+        v = [v] * p.N  # one number: every joint alike
+    elif len(v) != p.N:
+        t.fail("theta", f"must have N = {p.N} values (one per joint), got {len(v)}")
+    th = np.array([check_number(t.ctx, t.key("theta"), x) for x in v])
+    lo, hi = p.theta_min, 2 * math.pi - p.theta_min
+    bad = np.flatnonzero((th < lo - 1e-12) | (th > hi + 1e-12))
+    if bad.size:
+        k = int(bad[0])
+        t.fail("theta", f"joint {k + 1} is {th[k]:.6g} rad, outside [theta_min, 2 pi - "
+                        f"theta_min] = [{lo:.6g}, {hi:.6g}] (coils cannot interpenetrate)")
+    return th
+
+
+def _check_holds(at: Table, ft: Table, st: Table, anchor: EndSpec, far_until: float,
+                 kind: str) -> None:
+    """The rules between the two ends and the shape."""
+    if far_until > 0 and kind != "both_ends":
+        ft.fail("condition", f"a far end held at t = 0 needs {st.key('kind')} = 'both_ends' "
+                             "(the static shape between the two held ends)")
+    anchor_until = anchor.held_until()
+    if far_until > 0 and anchor_until < far_until:
+        # The solver freezes a Slinky held at both ends in its static shape, exact only
+        # while neither end moves.
+        if anchor.condition == "scripted":
+            at.fail("condition", "a moving anchor with a held far end is not supported; "
+                                 "release the far end before the motion starts")
+        at.fail("condition", f"the anchored end is let go at t = {anchor_until:g} s while the "
+                             f"far end is held until t = {far_until:g} s; hold the anchor at "
+                             "least as long (or swap the ends)")
+
+
+def _far_target(ft: Table, st: Table, p: Params,
+                anchor_xy: tuple[float, float]) -> tuple[tuple[float, float], float]:
+    """The far end's position and orientation phi_B for the both_ends shape."""
+    given = [k for k in ("offset", "offset_R", "position") if ft.has(k)]
+    if not given:
+        ft.fail("offset", f"{st.key('kind')} = 'both_ends' needs the far end's offset "
+                          "(or offset_R, in units of R, or position)")
+    if len(given) > 1:
+        ft.fail(given[1], f"give only one of offset, offset_R, position (also got {given[0]})")
+    if not ft.has("orientation"):
+        ft.fail("orientation", f"{st.key('kind')} = 'both_ends' needs the far end's "
+                               "orientation phi_B (rad; pi for the paper's tests)")
+    v = ft.point(given[0], (0.0, 0.0))
+    if given[0] == "position":
+        far_xy = v
+    else:
+        scale = p.R if given[0] == "offset_R" else 1.0
+        far_xy = (anchor_xy[0] + scale * v[0], anchor_xy[1] + scale * v[1])
+    dist, reach = math.dist(far_xy, anchor_xy), 2 * p.R * p.N
+    if dist > reach:
+        ft.fail(given[0], f"the far end is {dist:.4g} m from the anchored end, farther "
+                          f"than the Slinky reaches (2 R N = {reach:.4g} m)")
+    return far_xy, ft.number("orientation", 0.0)
+
+
+def _initial(st: Table, ft: Table, p: Params, kind: str, anchor: EndSpec
+             ) -> tuple[np.ndarray, tuple[float, float], float]:
+    """q0 at rest, and the far end's pose in it."""
+    xy, phi_A = anchor.position, anchor.orientation
+    if kind == "angles":
+        q0 = np.concatenate([xy, [phi_A], _angles(st, p)])
+    else:
+        far_xy, phi_B = _far_target(ft, st, p, xy) if kind == "both_ends" else ((0.0, 0.0), 0.0)
+        try:
+            q0 = _static(p, kind, xy, phi_A, far_xy, phi_B)
+        except SlinkyError as e:
+            what = "hanging shape" if kind == "hanging" else "static shape between the two ends"
+            st.fail("kind", f"no {what}: {e}")
+        if kind == "both_ends":
+            return np.array(q0), far_xy, phi_B
+    # Elsewhere the far end is where the shape puts it (for drawing and for solvers).
+    x, y = (float(c) for c in chain.end_points(q0, p.R)[-1])
+    return np.array(q0), (x, y), float(chain.composite(q0[chain.BASE:], phi_A)[-1])
+
+
+def _contact(ct: Table) -> ContactSpec:
+    c = ContactSpec()
+    return ContactSpec(
+        enabled=ct.boolean("enabled", c.enabled),
+        law=ct.choice("law", c.law, CONTACT_LAWS),
+        stiffness=ct.number("stiffness", c.stiffness, lo=0.0, open_lo=True),
+        damping=ct.number("damping", c.damping, lo=0.0),
+    )
+
+
+def _grab(gt: Table) -> GrabSpec:
+    g = GrabSpec()
+    return GrabSpec(
+        stiffness=gt.number("stiffness", g.stiffness, lo=0.0, open_lo=True),
+        damping=gt.number("damping", g.damping, lo=0.0),
+        max_force_weights=gt.number("max_force_weights", g.max_force_weights, lo=0.0,
+                                    open_lo=True),
+    )
+
+
+def read_slinky(t: Table) -> SlinkySpec:
+    """A validated `SlinkySpec` from a table read with SLINKY_KEYS."""
+    name = t.string("name", "")
+    p = _params(t)
+    at, ft = t.table("anchor", ANCHOR_KEYS), t.table("far", FAR_KEYS)
+    st = t.table("shape", SHAPE_KEYS)
+    anchor = _anchor(at)
+    far_cond = _far_condition(ft)
+    far_release = _release(ft, far_cond)
+    kind = st.choice("kind", "hanging", SHAPES)
+    st.only_with(["theta"], kind == "angles", "to shape kind 'angles'", kind)
+    ft.only_with(["offset", "offset_R", "position", "orientation"], kind == "both_ends",
+                 f"to {st.key('kind')} = 'both_ends'", kind)
+    _check_holds(at, ft, st, anchor, far_release, kind)
+    q0, far_xy, phi_B = _initial(st, ft, p, kind, anchor)
+    far = EndSpec(condition=far_cond, release_time=far_release, position=far_xy,
+                  orientation=phi_B)
+    return SlinkySpec(params=p, anchor=anchor, far=far, q0=q0, shape=kind,
+                      contact=_contact(t.table("contact", CONTACT_KEYS)),
+                      grab=_grab(t.table("grab", GRAB_KEYS)), name=name)
