@@ -38,5 +38,6 @@ def reach_of(scene: Scene) -> tuple[float | None, float | None]:
 
 
 def lowest(*ys: float | None) -> float | None:
-    ys = [y for y in ys if y is not None]
-    return min(ys) if ys else None
+    """The lowest of the heights given, None when none is."""
+    given = [y for y in ys if y is not None]
+    return min(given) if given else None
