@@ -17,6 +17,8 @@ MATERIALS = ("auto", "steel", "plastic")
 ANCHORS = ("post", "hand", "none")
 
 RGB = tuple[float, float, float]
+COLOUR: Bounds = {"lo": 0.0, "hi": 1.0}  # display RGB
+PLACE: Bounds = {"lo": -1e3, "hi": 1e3}  # m: a guard against typos, far beyond any scene
 Step = tuple[float, float, float]  # (x0, x1, top_y): a stair block, m
 
 
@@ -92,7 +94,7 @@ def _stairs(t: Table, k: str, default: tuple[Step, ...]) -> tuple[Step, ...]:
     out = []
     for i, s in enumerate(v):
         key = f"{t.key(k)}[{i}]"
-        x0, x1, top = check_vector(t.ctx, key, s, 3, lo=-1e3, hi=1e3)
+        x0, x1, top = check_vector(t.ctx, key, s, 3, **PLACE)
         if not x1 > x0:
             t.ctx.fail(key, f"needs x0 < x1, got {x0:g}, {x1:g}")
         out.append((x0, x1, top))
@@ -108,16 +110,16 @@ def read_look(t: Table) -> Look:
     d = Look()
     return Look(
         material=t.choice("material", d.material, MATERIALS),
-        colour=_three(t, "colour", d.colour, lo=0.0, hi=1.0),
+        colour=_three(t, "colour", d.colour, **COLOUR),
         rainbow=t.boolean("rainbow", d.rainbow),
         wire_width=t.number("wire_width", d.wire_width, lo=1e-4, hi=0.05),
-        background_top=_three(t, "background_top", d.background_top, lo=0.0, hi=1.0),
-        background_bottom=_three(t, "background_bottom", d.background_bottom, lo=0.0, hi=1.0),
+        background_top=_three(t, "background_top", d.background_top, **COLOUR),
+        background_bottom=_three(t, "background_bottom", d.background_bottom, **COLOUR),
         floor=t.boolean("floor", d.floor),
-        floor_y=t.number("floor_y", d.floor_y, lo=-1e3, hi=1e3),
-        floor_colour=_three(t, "floor_colour", d.floor_colour, lo=0.0, hi=1.0),
+        floor_y=t.number("floor_y", d.floor_y, **PLACE),
+        floor_colour=_three(t, "floor_colour", d.floor_colour, **COLOUR),
         stairs=_stairs(t, "stairs", d.stairs),
-        stairs_colour=_three(t, "stairs_colour", d.stairs_colour, lo=0.0, hi=1.0),
+        stairs_colour=_three(t, "stairs_colour", d.stairs_colour, **COLOUR),
         stairs_depth=t.number("stairs_depth", d.stairs_depth, lo=0.01, hi=10.0),
         anchor=t.choice("anchor", d.anchor, ANCHORS),
     )
@@ -127,7 +129,7 @@ def read_camera(t: Table) -> CameraHint:
     """A validated `CameraHint` from a scene's `[camera]` table."""
     d = CameraHint()
     return CameraHint(
-        target=_three(t, "target", d.target, lo=-1e3, hi=1e3),
+        target=_three(t, "target", d.target, **PLACE),
         distance=t.number("distance", d.distance, lo=1e-3, hi=1e3),
         yaw_deg=t.number("yaw_deg", d.yaw_deg, lo=-360.0, hi=360.0),
         pitch_deg=t.number("pitch_deg", d.pitch_deg, lo=-89.0, hi=89.0),

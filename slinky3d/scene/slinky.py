@@ -32,7 +32,8 @@ N_MAX = 20000  # half hoops; a guard against typos, far beyond any real Slinky
 
 SLINKY_KEYS = ("name", "preset", *OVERRIDABLE, "anchor", "far", "shape", "contact", "grab")
 ANCHOR_KEYS = ("position", "orientation", "condition", "release_time", "motion")
-FAR_KEYS = ("condition", "release_time", "offset", "offset_R", "position", "orientation")
+FAR_PLACES = ("offset", "offset_R", "position")  # where a both_ends far end goes: one of these
+FAR_KEYS = ("condition", "release_time", *FAR_PLACES, "orientation")
 SHAPE_KEYS = ("kind", "theta")
 CONTACT_KEYS = tuple(f.name for f in fields(ContactSpec))
 GRAB_KEYS = tuple(f.name for f in fields(GrabSpec))
@@ -171,12 +172,12 @@ def _check_holds(at: Table, ft: Table, st: Table, anchor: EndSpec, far_until: fl
 def _far_target(ft: Table, st: Table, p: Params,
                 anchor_xy: tuple[float, float]) -> tuple[tuple[float, float], float]:
     """The far end's position and orientation phi_B for the both_ends shape."""
-    given = [k for k in ("offset", "offset_R", "position") if ft.has(k)]
+    given = [k for k in FAR_PLACES if ft.has(k)]
     if not given:
         ft.fail("offset", f"{st.key('kind')} = 'both_ends' needs the far end's offset "
                           "(or offset_R, in units of R, or position)")
     if len(given) > 1:
-        ft.fail(given[1], f"give only one of offset, offset_R, position (also got {given[0]})")
+        ft.fail(given[1], f"give only one of {', '.join(FAR_PLACES)} (also got {given[0]})")
     if not ft.has("orientation"):
         ft.fail("orientation", f"{st.key('kind')} = 'both_ends' needs the far end's "
                                "orientation phi_B (rad; pi for the paper's tests)")
@@ -244,7 +245,7 @@ def read_slinky(t: Table) -> SlinkySpec:
     far_release = _release(ft, far_cond)
     kind = st.choice("kind", "hanging", SHAPES)
     st.only_with(["theta"], kind == "angles", "to shape kind 'angles'", kind)
-    ft.only_with(["offset", "offset_R", "position", "orientation"], kind == "both_ends",
+    ft.only_with([*FAR_PLACES, "orientation"], kind == "both_ends",
                  f"to {st.key('kind')} = 'both_ends'", kind)
     _check_holds(at, ft, st, anchor, far_release, kind)
     q0, far_xy, phi_B = _initial(st, ft, p, kind, anchor)
