@@ -82,6 +82,12 @@ class OrbitCamera:
         self.target = np.asarray(self.target, float) - (dx * right + dy * up) * scale
 
 
+def corners(lo, hi) -> np.ndarray:
+    """(8, 3) corners of the axis-aligned box lo-hi."""
+    return np.array([[a, b, c] for a in (lo[0], hi[0]) for b in (lo[1], hi[1])
+                     for c in (lo[2], hi[2])], float)
+
+
 def frame_box(
     lo: np.ndarray, hi: np.ndarray, aspect: float, hint: CameraHint | None = None
 ) -> OrbitCamera:
@@ -101,9 +107,8 @@ def frame_box(
     # Exact fit of the 8 corners: a corner at view offset (x, y, z) from the target needs
     # D >= z + |x| / tan(hfov/2) (and likewise y); a bounding sphere would waste space.
     right, up, back = cam.basis()
-    corners = np.array([[a, b, c] for a in (lo[0], hi[0]) for b in (lo[1], hi[1])
-                        for c in (lo[2], hi[2])]) - cam.target
-    x, y, z = corners @ right, corners @ up, corners @ back
+    c = corners(lo, hi) - cam.target
+    x, y, z = c @ right, c @ up, c @ back
     ty = math.tan(math.radians(cam.fov_deg) / 2) / MARGIN
     tx = ty * aspect
     cam.distance = float(max(np.max(z + np.abs(x) / tx), np.max(z + np.abs(y) / ty), 0.05))
