@@ -180,9 +180,9 @@ def draw(traj: Trajectory, out: str | Path, layout: str = "panels", title: str =
             ax.plot([], [], styles[i % 4], color="0.3", lw=0.8,
                     label=_label(tr.params, names[i], i, True))
         for j, k in enumerate(idx):
-            colour = cmap(0.9 * j / max(1, len(idx) - 1))
+            time_colour = cmap(0.9 * j / max(1, len(idx) - 1))
             for i, tr in enumerate(traj.tracks):
-                _slinky(ax, tr, k, colour, f"t = {traj.t[k]:.2f} s", styles[i % 4])
+                _slinky(ax, tr, k, time_colour, f"t = {traj.t[k]:.2f} s", styles[i % 4])
         _axes(ax, lo, hi)
         ax.set_xlabel("x (cm)")
         ax.set_ylabel("y (cm)")
