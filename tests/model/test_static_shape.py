@@ -40,7 +40,7 @@ def held(name, dx, dy, phi_B=PI):
 
 def axis_angle(q):
     """Bisector of consecutive composite angles: the Slinky axis' direction up to pi/2."""
-    Th = chain.composite(q[3:], q[2])
+    Th = chain.composite(q[chain.BASE:], q[2])
     return 0.5 * (Th[:-1] + Th[1:])
 
 
@@ -50,10 +50,10 @@ def test_objective_matches_chain(name):
     rng = np.random.default_rng(1)
     q = np.r_[0.1, -0.2, 0.3, p.theta_min + rng.uniform(0, 0.4, p.N)]
     pb = static_shape._Problem.make(p, q[:2], q[2])
-    f, g = pb.fun(q[3:])
+    f, g = pb.fun(q[chain.BASE:])
     assert np.isclose(f + p.N * p.m * p.g * q[1], chain.potential_energy(p, q), rtol=0,
                       atol=1e-14)
-    assert np.allclose(g, chain.potential_gradient(p, q)[3:], rtol=1e-12, atol=1e-15)
+    assert np.allclose(g, chain.potential_gradient(p, q)[chain.BASE:], rtol=1e-12, atol=1e-15)
 
 
 def test_penalty_gradient_and_hessian_fd():
@@ -87,7 +87,7 @@ def test_structured_solve_matches_dense():
 
 def test_hanging_kkt(hung):
     p, q = hung
-    th = q[3:]
+    th = q[chain.BASE:]
     r = static_shape.residuals(p, q, far_held=False, second_order=True)
     assert r["stationarity"] < 1e-10  # relative to the largest spring torque
     assert r["bound_violation"] == 0.0 and th.min() >= p.theta_min
@@ -121,13 +121,13 @@ def test_hanging_anchor_pose(hung):
     # shape is still a KKT point.
     q3 = static_shape.hanging(p, phi_A=0.2)
     assert static_shape.residuals(p, q3, far_held=False)["stationarity"] < 1e-10
-    assert not np.allclose(q3[3:], q[3:])
+    assert not np.allclose(q3[chain.BASE:], q[chain.BASE:])
 
 
 def test_residuals_detect_non_equilibrium(hung):
     p, q = hung
     q = q.copy()
-    q[3 + p.N // 2] += 1e-3
+    q[chain.BASE + p.N // 2] += 1e-3
     assert static_shape.residuals(p, q, far_held=False)["stationarity"] > 1e-4
 
 
@@ -143,7 +143,7 @@ def test_both_ends_kkt(case):
                        atol=1e-9)
     # grad V in the span of the end constraints' rows on the free joints.
     assert r["stationarity"] < 1e-10
-    assert r["bound_violation"] == 0.0 and q[3:].min() >= p.theta_min
+    assert r["bound_violation"] == 0.0 and q[chain.BASE:].min() >= p.theta_min
     assert r["bound_multiplier_min"] > 0 and r["curvature_min"] > 0
     # No spurious turn: Theta_N - phi_A = -pi (not -3 pi), the axis turns at most ~pi.
     assert np.isclose(r["winding"], -PI, atol=1e-9)
@@ -193,7 +193,7 @@ def test_phi_B_zero_is_a_twisted_fan(name):
 
 def test_theta_guess_stays_on_its_branch():
     p, far, q = held(*PAPER["1P"])
-    q2 = static_shape.both_ends(p, far=far, phi_B=PI, theta_guess=q[3:])
+    q2 = static_shape.both_ends(p, far=far, phi_B=PI, theta_guess=q[chain.BASE:])
     assert np.allclose(q2, q, atol=1e-9)
 
 

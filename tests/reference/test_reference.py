@@ -47,11 +47,11 @@ def test_impacts_in_a_run(name, t_end):
     samples = r.advance_to(t_end, np.linspace(0, t_end, 26)[1:])
     assert len(r.events) >= 3
     for _, q, _, _ in samples:
-        assert q[3:].min() >= p.theta_min - 1e-9
+        assert q[chain.BASE:].min() >= p.theta_min - 1e-9
     for q0, qd0, q1, qd1 in r.events:
         free = bool(r.s.free)
-        touching = q1[3:] <= p.theta_min + chain.TOUCHING
-        assert qd1[3:][touching].min() >= -1e-9
+        touching = q1[chain.BASE:] <= p.theta_min + chain.TOUCHING
+        assert qd1[chain.BASE:][touching].min() >= -1e-9
         assert chain.kinetic_energy(p, q1, qd1) <= chain.kinetic_energy(p, q0, qd0) + 1e-14
         if free and name == "drop-plastic":
             mom = [chain.centre_velocities(q, v, p.R).sum(axis=0) * p.m
@@ -71,7 +71,7 @@ def test_paper_rule_is_an_option():
     assert sb["impacts"] >= 1
     assert max(np.abs(x[1] - y[1]).max() for x, y in zip(a, b, strict=True)) > 1e-6
     for _, q, _, _ in b:
-        assert q[3:].min() >= spec.params.theta_min - 1e-9
+        assert q[chain.BASE:].min() >= spec.params.theta_min - 1e-9
 
 
 def test_recorded_npz_fields():
