@@ -17,11 +17,12 @@ from typing import Any
 
 from slinky3d import __version__
 from slinky3d.errors import SlinkyError
-from slinky3d.output import DEFAULT_SOLVER, SOLVERS
+from slinky3d.output import DEFAULT_SOLVER, REALTIME, REFERENCE, SOLVERS
 from slinky3d.viewer.gl.quality import AUTO, QUALITY
 
 DEFAULT_FPS = 100.0
 MAX_FPS = 10000.0  # samples per second; more only fills the disk
+DEFAULT_SIZE = "1280x720"  # pixels, of a screenshot and of a new window
 
 
 class _Parser(argparse.ArgumentParser):
@@ -49,8 +50,8 @@ def _number(lo: float, hi: float, lo_open: bool, what: str):
 def _add_run_options(p: argparse.ArgumentParser) -> None:
     """Options shared by the commands that run a scene."""
     p.add_argument("--solver", choices=SOLVERS, default=DEFAULT_SOLVER,
-                   help=f"reference: adaptive, event-located (accurate, slow); realtime: the "
-                        f"fixed-step O(N) solver of the viewer (default: {DEFAULT_SOLVER})")
+                   help=f"{REFERENCE}: adaptive, event-located (accurate, slow); {REALTIME}: "
+                        f"the fixed-step O(N) solver of the viewer (default: {DEFAULT_SOLVER})")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a scene value before validation, e.g. slinky.C_D=0, "
                         "slinky.contact.enabled=false, slinky.1.preset=steel (repeatable)")
@@ -99,7 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
     shot.add_argument("--time", type=str, default="0", metavar="T",
                       help="simulated time of the frame, s (default 0: the initial shape)")
     shot.add_argument("--out", type=Path, help="PNG file (default: SCENE_STEM.png here)")
-    _add_view_options(shot, "1280x720")
+    _add_view_options(shot)
     shot.set_defaults(func=cmd_screenshot)
 
     run = sub.add_parser(
@@ -108,16 +109,17 @@ def build_parser() -> argparse.ArgumentParser:
         "Mouse: left drag orbits, right or middle drag (or shift + left) pans, wheel "
         "zooms. Esc quits.")
     run.add_argument("scene", help="scene file or shipped scene name")
-    _add_view_options(run, "1280x720")
+    _add_view_options(run)
     run.add_argument("--frames", type=int, default=0, help=argparse.SUPPRESS)  # tests: quit
     run.add_argument("--save-frame", type=Path, help=argparse.SUPPRESS)  # tests: last frame
     run.set_defaults(func=cmd_run)
     return parser
 
 
-def _add_view_options(p: argparse.ArgumentParser, size: str) -> None:
+def _add_view_options(p: argparse.ArgumentParser) -> None:
     """Options shared by the commands that draw a scene."""
-    p.add_argument("--size", default=size, metavar="WxH", help=f"image size (default {size})")
+    p.add_argument("--size", default=DEFAULT_SIZE, metavar="WxH",
+                   help=f"image size (default {DEFAULT_SIZE})")
     p.add_argument("--camera", default="", metavar="KEY=VALUE,...",
                    help="camera, e.g. yaw=30,pitch=10,distance=1.5,target=0:-0.4:0,fov=35 "
                         "(degrees, metres; unset values frame the Slinky)")

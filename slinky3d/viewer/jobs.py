@@ -9,9 +9,19 @@ import re
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+from PIL import Image
+
 from slinky3d.errors import SceneError, SlinkyError
-from slinky3d.scene.look import CameraHint, merge_camera, parse_camera
+from slinky3d.runtime.simulation import Simulation
+from slinky3d.runtime.snapshot import Snapshot
+from slinky3d.scene.loader import load
+from slinky3d.scene.look import CameraHint, Look, merge_camera, parse_camera
 from slinky3d.scene.reach import lowest, reach_of
+from slinky3d.viewer.gl.context import headless_context
+from slinky3d.viewer.gl.quality import AUTO
+from slinky3d.viewer.gl.renderer import Renderer, frame_snapshots
+from slinky3d.viewer.stage import stage_for
 
 # Short spellings accepted on the command line for the [camera] keys.
 CAMERA_ALIASES = {"yaw": "yaw_deg", "pitch": "pitch_deg", "fov": "fov_deg"}
@@ -57,12 +67,6 @@ def parse_time(text: str) -> float:
     return t
 
 
-def _scene(args: argparse.Namespace):
-    from slinky3d.scene.loader import load
-
-    return load(args.scene, args.set)
-
-
 def _look_and_hint(sc, args):
     from slinky3d.scene.look import Look
 
@@ -76,12 +80,10 @@ def screenshot(args: argparse.Namespace) -> int:
     size = parse_size(args.size)
     t = parse_time(args.time)
     parse_camera_option(args.camera)  # fail fast, before simulating
-    sc = _scene(args)
+    sc = load(args.scene, args.set)
     out = args.out or Path(Path(sc.path or args.scene).stem + ".png")
     if out.parent and not out.parent.is_dir():
         raise SlinkyError(f"--out: folder {out.parent} does not exist")
-    from slinky3d.runtime.simulation import Simulation
-
     sim = Simulation(sc)
     first = sim.snapshot()
     if t > 0:
@@ -90,8 +92,6 @@ def screenshot(args: argparse.Namespace) -> int:
     look, hint = _look_and_hint(sc, args)
     img, info = render_image(snap, look, hint, size, args.quality, first=first,
                              reach=reach_of(sc))
-    from PIL import Image
-
     try:
         Image.fromarray(img).save(out)
     except OSError as e:
@@ -100,17 +100,15 @@ def screenshot(args: argparse.Namespace) -> int:
     return 0
 
 
-def render_image(snap, look, hint, size, quality: str = "auto", first=None,
-                 reach: tuple[float | None, float | None] = (None, None)):
+def render_image(snap: Snapshot, look: Look, hint: CameraHint, size: tuple[int, int],
+                 quality: str = AUTO, first: Snapshot | None = None,
+                 reach: tuple[float | None, float | None] = (None, None)
+                 ) -> tuple[np.ndarray, str]:
     """One headless frame as (h, w, 3) uint8, and a short description of the renderer.
 
     The floor and the camera come from `first` (the run's first snapshot), so shots at
     different times of one scene line up; the camera also keeps `snap` in view.
     """
-    from slinky3d.viewer.gl.context import headless_context
-    from slinky3d.viewer.gl.renderer import Renderer, frame_snapshots
-    from slinky3d.viewer.stage import stage_for
-
     first = first or snap
     ctx = headless_context()
     try:
@@ -128,9 +126,9 @@ def run(args: argparse.Namespace) -> int:
     """`slinky3d run`: play the scene in a window until it closes."""
     size = parse_size(args.size)
     parse_camera_option(args.camera)
-    sc = _scene(args)
+    sc = load(args.scene, args.set)
     look, hint = _look_and_hint(sc, args)
-    from slinky3d.viewer.window import Viewer
+    from slinky3d.viewer.window import Viewer  # pyglet: only for a window
 
     v = Viewer(sc, look, hint, size, quality=args.quality, max_frames=args.frames,
                save_frame=args.save_frame)
