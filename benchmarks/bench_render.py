@@ -34,11 +34,11 @@ from slinky3d.runtime.simulation import Simulation
 from slinky3d.runtime.snapshot import Snapshot
 from slinky3d.scene.loader import load
 from slinky3d.scene.look import Look
-from slinky3d.viewer.camera import OrbitCamera
+from slinky3d.viewer.camera import OrbitCamera, frame_snapshot
 from slinky3d.viewer.colour import LIGHT_DIR
 from slinky3d.viewer.gl.context import headless_context
 from slinky3d.viewer.gl.quality import QUALITY
-from slinky3d.viewer.gl.renderer import Renderer, frame_snapshot
+from slinky3d.viewer.gl.renderer import Renderer
 from slinky3d.viewer.stage import stage_for
 
 

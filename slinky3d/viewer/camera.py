@@ -1,4 +1,5 @@
-"""Orbit camera (pyrr matrices): orbit, zoom and pan about a target; frames a box.
+"""Orbit camera (pyrr matrices): orbit, zoom and pan about a target; frames a box or
+snapshots.
 
 Matrices follow pyrr's row-vector convention (`p_clip = p @ view @ proj`); written to a
 GLSL mat4 as raw float32 bytes they are exactly the column-major matrices GL expects.
@@ -7,12 +8,16 @@ GLSL mat4 as raw float32 bytes they are exactly the column-major matrices GL exp
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from pyrr import matrix44
 
+from slinky3d.runtime.snapshot import Snapshot
 from slinky3d.scene.look import CameraHint
+from slinky3d.viewer.helix import bounds
+from slinky3d.viewer.stage import Stage
 
 DEFAULT_YAW_DEG = 22.0  # a little off the side view, so the helices read as 3D
 DEFAULT_PITCH_DEG = 8.0
@@ -113,3 +118,25 @@ def frame_box(
     tx = ty * aspect
     cam.distance = float(max(np.max(z + np.abs(x) / tx), np.max(z + np.abs(y) / ty), 0.05))
     return cam
+
+
+def frame_snapshots(snaps: Sequence[Snapshot], size: tuple[int, int], hint: CameraHint | None = None,
+                    stage: Stage | None = None, reach: float | None = None) -> OrbitCamera:
+    """The default camera: every Slinky of every snapshot in view, down to `reach` (the
+    lowest y expected), and the floor under them when it is close (a hint's values
+    override the framing)."""
+    boxes = [bounds(s, pad=0.01) for s in snaps]
+    lo = np.min([b[0] for b in boxes], axis=0)
+    hi = np.max([b[1] for b in boxes], axis=0)
+    if reach is not None:
+        lo[1] = min(lo[1], reach)
+    # Show the floor when it is close under the Slinky; a far one would shrink the view.
+    if stage is not None and lo[1] - stage.floor_y < 0.3 * (hi[1] - lo[1]):
+        lo[1] = min(lo[1], stage.floor_y)
+    return frame_box(lo, hi, size[0] / size[1], hint)
+
+
+def frame_snapshot(snap: Snapshot, size: tuple[int, int], hint: CameraHint | None = None,
+                   stage: Stage | None = None) -> OrbitCamera:
+    """`frame_snapshots` for one snapshot."""
+    return frame_snapshots((snap,), size, hint, stage)

@@ -18,9 +18,10 @@ from slinky3d.runtime.snapshot import Snapshot
 from slinky3d.scene.loader import load
 from slinky3d.scene.look import CameraHint, Look, merge_camera, parse_camera
 from slinky3d.scene.reach import lowest, reach_of
+from slinky3d.viewer.camera import frame_snapshots
 from slinky3d.viewer.gl.context import headless_context
 from slinky3d.viewer.gl.quality import AUTO
-from slinky3d.viewer.gl.renderer import Renderer, frame_snapshots
+from slinky3d.viewer.gl.renderer import Renderer
 from slinky3d.viewer.stage import stage_for
 
 # Short spellings accepted on the command line for the [camera] keys.

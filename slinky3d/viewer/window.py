@@ -32,7 +32,8 @@ class Viewer:
         import moderngl
         import pyglet
 
-        from slinky3d.viewer.gl.renderer import Renderer, frame_snapshots
+        from slinky3d.viewer.camera import frame_snapshots
+        from slinky3d.viewer.gl.renderer import Renderer
         from slinky3d.viewer.stage import stage_for
 
         # No hidden extra context; and no GL error checks after pyglet's own calls, which

@@ -90,7 +90,7 @@ def two_slinkies() -> Snapshot:
 
 
 def draw(r, snap, look, hint=None, stage=None):
-    from slinky3d.viewer.gl.renderer import frame_snapshot
+    from slinky3d.viewer.camera import frame_snapshot
 
     cam = frame_snapshot(snap, r.size, hint, stage)
     r.render(snap, look, cam, stage)

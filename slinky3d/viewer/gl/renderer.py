@@ -16,9 +16,9 @@ import numpy as np
 from pyrr import matrix44
 
 from slinky3d.runtime.snapshot import Snapshot
-from slinky3d.scene.look import CameraHint, Look
+from slinky3d.scene.look import Look
 from slinky3d.viewer import helix, props
-from slinky3d.viewer.camera import OrbitCamera, corners, frame_box
+from slinky3d.viewer.camera import OrbitCamera, corners
 from slinky3d.viewer.colour import LIGHT_DIR, floor_colours, lin
 from slinky3d.viewer.gl.context import set_uniform
 from slinky3d.viewer.gl.programs import program
@@ -423,25 +423,3 @@ def _screen_rect(cam: OrbitCamera, lo, hi, w: int, h: int, pad: int = 6):
     x0, x1 = int(max(px[:, 0].min() - pad, 1)), int(min(px[:, 0].max() + pad, w - 1))
     y0, y1 = int(max(h - px[:, 1].max() - pad, 1)), int(min(h - px[:, 1].min() + pad, h - 1))
     return (x0, y0, max(x1 - x0, 0), max(y1 - y0, 0))
-
-
-def frame_snapshots(snaps, size: tuple[int, int], hint: CameraHint | None = None,
-                    stage: Stage | None = None, reach: float | None = None) -> OrbitCamera:
-    """The default camera: every Slinky of every snapshot in view, down to `reach` (the
-    lowest y expected), and the floor under them when it is close (a hint's values
-    override the framing)."""
-    boxes = [helix.bounds(s, pad=0.01) for s in snaps]
-    lo = np.min([b[0] for b in boxes], axis=0)
-    hi = np.max([b[1] for b in boxes], axis=0)
-    if reach is not None:
-        lo[1] = min(lo[1], reach)
-    # Show the floor when it is close under the Slinky; a far one would shrink the view.
-    if stage is not None and lo[1] - stage.floor_y < 0.3 * (hi[1] - lo[1]):
-        lo[1] = min(lo[1], stage.floor_y)
-    return frame_box(lo, hi, size[0] / size[1], hint)
-
-
-def frame_snapshot(snap: Snapshot, size: tuple[int, int], hint: CameraHint | None = None,
-                   stage: Stage | None = None) -> OrbitCamera:
-    """`frame_snapshots` for one snapshot."""
-    return frame_snapshots((snap,), size, hint, stage)
