@@ -120,8 +120,9 @@ def frame_box(
     return cam
 
 
-def frame_snapshots(snaps: Sequence[Snapshot], size: tuple[int, int], hint: CameraHint | None = None,
-                    stage: Stage | None = None, reach: float | None = None) -> OrbitCamera:
+def frame_snapshots(snaps: Sequence[Snapshot], size: tuple[int, int],
+                    hint: CameraHint | None = None, stage: Stage | None = None,
+                    reach: float | None = None) -> OrbitCamera:
     """The default camera: every Slinky of every snapshot in view, down to `reach` (the
     lowest y expected), and the floor under them when it is close (a hint's values
     override the framing)."""
