@@ -20,65 +20,90 @@ import dataclasses
 import statistics
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import moderngl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout too
 
+import report  # benchmarks/report.py, beside this file
+
+from slinky3d.runtime.simulation import Simulation
+from slinky3d.runtime.snapshot import Snapshot
+from slinky3d.scene.loader import load
 from slinky3d.scene.look import Look
-from slinky3d.viewer import geometry as geo
-from slinky3d.viewer.gl.quality import LIGHT_DIR, QUALITY, headless_context, stage_for
-from slinky3d.viewer.gl.renderer import Renderer, frame_snapshot
+from slinky3d.viewer.camera import OrbitCamera, frame_snapshot
+from slinky3d.viewer.colour import LIGHT_DIR
+from slinky3d.viewer.gl.context import headless_context
+from slinky3d.viewer.gl.quality import QUALITY
+from slinky3d.viewer.gl.renderer import Renderer
+from slinky3d.viewer.stage import stage_for
 
 
-def steel_snapshots():
-    """Two snapshots of the steel Slinky hanging at rest (the shipped scene's static
-    shape, and a few solver steps later), or a synthetic hanging shape without it."""
-    try:
-        from slinky3d.runtime.simulation import Simulation
-        from slinky3d.scene.loader import load
-
-        sim = Simulation(load("hanging-steel"))
-        first = sim.snapshot()
-        sim.step(5)
-        return [first, sim.snapshot()], "hanging-steel scene"
-    except Exception as e:  # noqa: BLE001 - the physics side may be missing or broken
-        return ([geo.hanging_snapshot("steel", stretch=s) for s in (0.12, 0.125)],
-                f"synthetic hanging shape ({type(e).__name__})")
+def steel_snapshots() -> list[Snapshot]:
+    """Two snapshots of the steel Slinky hanging at rest: the shipped scene's static
+    shape, and a few solver steps later (a shape that changes every frame)."""
+    sim = Simulation(load("hanging-steel"))
+    first = sim.snapshot()
+    sim.step(5)
+    return [first, sim.snapshot()]
 
 
-def measure(ctx, configs, size, frames: int, orbit: bool, snaps) -> list[dict]:
+@dataclass
+class Setup:
+    """One (quality, extrusion) set-up under measurement: its renderer, camera and times."""
+
+    quality: str
+    extrusion: str
+    renderer: Renderer
+    camera: OrbitCamera
+    wall: list[float] = field(default_factory=list)  # ms per frame
+    cpu: list[float] = field(default_factory=list)  # ms of process CPU time per frame
+
+    def figures(self, snap: Snapshot) -> dict[str, Any]:
+        q, tri = self.renderer.quality, self.renderer.triangles(snap)
+        w = sorted(self.wall)
+        return {
+            "quality": self.quality, "extrusion": self.extrusion,
+            "median_ms": round(statistics.median(w), 2), "p10_ms": round(w[len(w) // 10], 2),
+            "cpu_median_ms": round(statistics.median(self.cpu), 2),
+            "antialiasing": f"MSAA {q.samples}x" if q.samples else ("FXAA" if q.fxaa else "none"),
+            "shadow_map": q.shadow_size,
+            "segments": tri["main"] // (snap.slinkies[0].N * 8), "max_segments": q.segments,
+            "helix_triangles": tri["main"], "shadow_triangles": tri["shadow"],
+        }
+
+
+def measure(ctx: moderngl.Context, configs: list[tuple[str, str]], size: tuple[int, int],
+            frames: int, orbit: bool, snaps: list[Snapshot]) -> list[Setup]:
     """Frame times of several (quality, extrusion) set-ups, taken in turn frame by frame
     so that a busy spell on the machine hits them all alike."""
     look = Look()
     stage = stage_for(look, snaps[0])
-    runs = []
-    for quality, extrusion in configs:
-        r = Renderer(ctx, size, quality=quality, extrusion=extrusion)
-        runs.append({"r": r, "cam": frame_snapshot(snaps[0], size, stage=stage), "wall": [],
-                     "cpu": [], "name": (quality, extrusion)})
+    setups = [Setup(quality, extrusion, Renderer(ctx, size, quality=quality,
+                                                 extrusion=extrusion),
+                    frame_snapshot(snaps[0], size, stage=stage))
+              for quality, extrusion in configs]
     for i in range(frames + 5):  # the first 5 JIT-compile the shaders, fill caches
-        for run in runs:
+        for run in setups:
             if orbit:
-                run["cam"].yaw += 0.003
+                run.camera.yaw += 0.003
             t0, c0 = time.perf_counter(), time.process_time()
-            run["r"].render(snaps[i % 2], look, run["cam"], stage)
+            run.renderer.render(snaps[i % 2], look, run.camera, stage)
             ctx.finish()
             if i >= 5:
-                run["wall"].append(1e3 * (time.perf_counter() - t0))
-                run["cpu"].append(1e3 * (time.process_time() - c0))
-    for run in runs:
-        w = sorted(run["wall"])
-        run.update(median=statistics.median(w), p10=w[len(w) // 10], cpu_median=statistics.median(
-            run["cpu"]), triangles=run["r"].triangles(snaps[0]), quality=run["r"].quality)
-    return runs
+                run.wall.append(1e3 * (time.perf_counter() - t0))
+                run.cpu.append(1e3 * (time.process_time() - c0))
+    return setups
 
 
 IDLE_CALIBRATION_MS = 7.0  # the issue's figure for the calibration frame on this machine
 
 
-def calibration(ctx, size, frames: int) -> tuple[float, float]:
+def calibration(ctx: moderngl.Context, size: tuple[int, int], frames: int,
+                snap: Snapshot) -> tuple[float, float]:
     """The issue's yardstick: a bare instanced lit helix of ~60k triangles, no MSAA, no
     shadow, floor or post (about 7 ms on an idle machine). Comparing it with the real
     frame tells how busy the machine is right now."""
@@ -87,7 +112,6 @@ def calibration(ctx, size, frames: int) -> tuple[float, float]:
         r = Renderer(ctx, size, quality="_bare")
     finally:
         del QUALITY["_bare"]
-    snap = geo.hanging_snapshot("steel", stretch=0.12)
     cam = frame_snapshot(snap, size)
     common = {"eye": tuple(cam.eye()), "light_dir": tuple(LIGHT_DIR), "pixel_size": 0.0,
               "bg_top_lin": (0.02, 0.03, 0.05), "bg_bottom_lin": (0.25, 0.3, 0.38),
@@ -107,35 +131,42 @@ def calibration(ctx, size, frames: int) -> tuple[float, float]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--frames", type=int, default=60)
     ap.add_argument("--size", default="1280x720")
     ap.add_argument("--numpy", action="store_true", help="also time the numpy extrusion")
     ap.add_argument("--presets", help=f"comma-separated subset of {', '.join(QUALITY)}")
     a = ap.parse_args()
-    size = tuple(int(v) for v in a.size.split("x"))
+    width, height = (int(v) for v in a.size.split("x"))
+    size = (width, height)
     ctx = headless_context()
-    print(f"GL_RENDERER: {ctx.info['GL_RENDERER']}; {size[0]}x{size[1]}, steel Slinky "
-          f"N=157, {a.frames} frames each")
-    cal, cal10 = calibration(ctx, size, a.frames)
+    snaps = steel_snapshots()
+    n = snaps[0].slinkies[0].N
+    print(f"GL_RENDERER: {ctx.info['GL_RENDERER']}; {width}x{height}, steel Slinky "
+          f"N={n}, {a.frames} frames each")
+    cal, cal10 = calibration(ctx, size, a.frames, snaps[0])
     print(f"calibration (bare lit instanced helix, 60288 triangles, no MSAA): median "
           f"{cal:.1f} ms, 10th percentile {cal10:.1f} ms wall (the issue: about "
           f"{IDLE_CALIBRATION_MS:g} ms on an idle machine)")
     presets = a.presets.split(",") if a.presets else list(QUALITY)
     configs = [(q, e) for q in presets for e in (("gpu", "numpy") if a.numpy else ("gpu",))]
-    snaps, where = steel_snapshots()
-    print(f"shape: {where}")
+    frames_out = []
     for orbit in (False, True):
-        for m in measure(ctx, configs, size, a.frames, orbit, snaps):
-            (quality, extrusion), q, tri = m["name"], m["quality"], m["triangles"]
-            aa = f"MSAA {q.samples}x" if q.samples else ("FXAA" if q.fxaa else "none")
-            cam = "orbiting" if orbit else "still   "
-            print(f"{quality:8s} {extrusion:5s} extrusion, {cam} camera: median "
-                  f"{m['median']:6.1f} ms, 10th percentile {m['p10']:6.1f} ms wall, "
-                  f"{m['cpu_median']:6.1f} ms CPU  ({aa}, shadow {q.shadow_size}, "
-                  f"{tri['main'] // (snaps[0].slinkies[0].N * 8)} of at most {q.segments} "
-                  "segments here, "
-                  f"{tri['main']} + {tri['shadow']} helix triangles)")
+        for run in measure(ctx, configs, size, a.frames, orbit, snaps):
+            f = run.figures(snaps[0])
+            cam = "orbiting" if orbit else "still"
+            frames_out.append({"camera": cam, **f})
+            print(f"{f['quality']:8s} {f['extrusion']:5s} extrusion, {cam:8s} camera: median "
+                  f"{f['median_ms']:6.1f} ms, 10th percentile {f['p10_ms']:6.1f} ms wall, "
+                  f"{f['cpu_median_ms']:6.1f} ms CPU  ({f['antialiasing']}, shadow "
+                  f"{f['shadow_map']}, {f['segments']} of at most {f['max_segments']} "
+                  f"segments here, {f['helix_triangles']} + {f['shadow_triangles']} helix "
+                  "triangles)")
+    report.write("bench_render", {
+        "renderer": ctx.info["GL_RENDERER"], "size": a.size, "slinky": f"steel, N = {n}",
+        "frames": a.frames, "calibration_median_ms": round(cal, 2),
+        "calibration_p10_ms": round(cal10, 2), "frame_times": frames_out,
+    })
 
 
 if __name__ == "__main__":

@@ -34,6 +34,7 @@ _API = {
 
 __all__ = ["__version__", *_API]
 
+
 def __getattr__(name: str) -> Any:
     if name not in _API:
         raise AttributeError(f"module 'slinky3d' has no attribute {name!r}")

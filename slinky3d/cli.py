@@ -1,4 +1,4 @@
-"""The `slinky3d` command line: simulate, figure, scenes (and the renderer's commands).
+"""The `slinky3d` command line: simulate, figure, scenes, screenshot and run.
 
 Every user error prints one line, `slinky3d: error: ...`, and exits with status 2;
 Ctrl-C exits with 130. Heavy modules (solvers, matplotlib, OpenGL) load lazily inside
@@ -17,18 +17,18 @@ from typing import Any
 
 from slinky3d import __version__
 from slinky3d.errors import SlinkyError
+from slinky3d.output import DEFAULT_SOLVER, REALTIME, REFERENCE, SOLVERS
+from slinky3d.viewer.gl.quality import AUTO, QUALITY
 
-SOLVERS = ("reference", "realtime")
-# The one place that picks the default solver of `simulate` and `figure`.
-DEFAULT_SOLVER = "realtime"
 DEFAULT_FPS = 100.0
 MAX_FPS = 10000.0  # samples per second; more only fills the disk
+DEFAULT_SIZE = "1280x720"  # pixels, of a screenshot and of a new window
 
 
 class _Parser(argparse.ArgumentParser):
     """argparse with its usage errors turned into the one-line SlinkyError form."""
 
-    def error(self, message: str) -> Any:  # type: ignore[override]
+    def error(self, message: str) -> Any:
         raise SlinkyError(f"{message} (see '{self.prog} --help')")
 
 
@@ -50,8 +50,8 @@ def _number(lo: float, hi: float, lo_open: bool, what: str):
 def _add_run_options(p: argparse.ArgumentParser) -> None:
     """Options shared by the commands that run a scene."""
     p.add_argument("--solver", choices=SOLVERS, default=DEFAULT_SOLVER,
-                   help=f"reference: adaptive, event-located (accurate, slow); realtime: the "
-                        f"fixed-step O(N) solver of the viewer (default: {DEFAULT_SOLVER})")
+                   help=f"{REFERENCE}: adaptive, event-located (accurate, slow); {REALTIME}: "
+                        f"the fixed-step O(N) solver of the viewer (default: {DEFAULT_SOLVER})")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a scene value before validation, e.g. slinky.C_D=0, "
                         "slinky.contact.enabled=false, slinky.1.preset=steel (repeatable)")
@@ -75,8 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     sim.set_defaults(func=cmd_simulate)
 
     fig = sub.add_parser("figure", help="draw the paper-style side view at a few times",
-                         description="Draw the Slinky's side view at the given times (needs "
-                         "matplotlib: pip install 'slinky3d[figure]').")
+                         description="Draw the Slinky's side view at the given times.")
     fig.add_argument("scene", nargs="+", help="scene file, shipped scene name, or a recorded "
                      ".npz; several are drawn together, in the same panels")
     fig.add_argument("--times", required=True,
@@ -92,19 +91,42 @@ def build_parser() -> argparse.ArgumentParser:
     ls = sub.add_parser("scenes", help="list the shipped scenes",
                         description="List the scenes that ship with slinky3d.")
     ls.set_defaults(func=cmd_scenes)
-    _register_gfx(sub)
+
+    shot = sub.add_parser(
+        "screenshot", help="render the scene at a time to a PNG (headless, no display)",
+        description="Simulate the scene up to --time, then render one frame off screen "
+        "(EGL; llvmpipe when there is no GPU) and write it as a PNG.")
+    shot.add_argument("scene", help="scene file or shipped scene name")
+    shot.add_argument("--time", type=str, default="0", metavar="T",
+                      help="simulated time of the frame, s (default 0: the initial shape)")
+    shot.add_argument("--out", type=Path, help="PNG file (default: SCENE_STEM.png here)")
+    _add_view_options(shot)
+    shot.set_defaults(func=cmd_screenshot)
+
+    run = sub.add_parser(
+        "run", help="play the scene in a window in real time",
+        description="Open a window and play the scene in real time from the solver thread. "
+        "Mouse: left drag orbits, right or middle drag (or shift + left) pans, wheel "
+        "zooms. Esc quits.")
+    run.add_argument("scene", help="scene file or shipped scene name")
+    _add_view_options(run)
+    run.add_argument("--frames", type=int, default=0, help=argparse.SUPPRESS)  # tests: quit
+    run.add_argument("--save-frame", type=Path, help=argparse.SUPPRESS)  # tests: last frame
+    run.set_defaults(func=cmd_run)
     return parser
 
 
-def _register_gfx(sub: Any) -> None:
-    """The renderer's `screenshot` and `run` commands, when that module is present."""
-    try:
-        from slinky3d.viewer import commands
-    except ImportError as e:
-        if e.name not in ("slinky3d.gfx.commands", "slinky3d.gfx"):
-            raise
-        return
-    commands.register(sub)
+def _add_view_options(p: argparse.ArgumentParser) -> None:
+    """Options shared by the commands that draw a scene."""
+    p.add_argument("--size", default=DEFAULT_SIZE, metavar="WxH",
+                   help=f"image size (default {DEFAULT_SIZE})")
+    p.add_argument("--camera", default="", metavar="KEY=VALUE,...",
+                   help="camera, e.g. yaw=30,pitch=10,distance=1.5,target=0:-0.4:0,fov=35 "
+                        "(degrees, metres; unset values frame the Slinky)")
+    p.add_argument("--quality", choices=(AUTO, *QUALITY), default=AUTO,
+                   help=f"{AUTO} (default): 'software' on a CPU rasterizer, else 'gpu'")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a scene value, e.g. look.rainbow=true (repeatable)")
 
 
 def _record(sc: Any, duration: float, fps: float, solver: str) -> tuple[dict, dict]:
@@ -123,9 +145,9 @@ def _meta(sc: Any, args: argparse.Namespace, stats: dict, fps: float) -> dict[st
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     from slinky3d.output import trajectory
-    from slinky3d.scene import loader as scene
+    from slinky3d.scene import loader
 
-    sc = scene.load(args.scene, args.set)
+    sc = loader.load(args.scene, args.set)
     duration = sc.duration if args.duration is None else args.duration
     out = args.out or Path(Path(sc.path).stem + ".npz")
     data, stats = _record(sc, duration, args.fps, args.solver)
@@ -147,7 +169,6 @@ def cmd_figure(args: argparse.Namespace) -> int:
     from slinky3d.output import figure
 
     times = figure.parse_times(args.times)
-    figure.require_matplotlib()  # before a long run, not after it
     # Every source is read and validated before any of them is simulated.
     opened = [_open_source(src, args) for src in args.scene]
     runs = [_run_source(o, args, times) for o in opened]
@@ -168,7 +189,7 @@ def cmd_figure(args: argparse.Namespace) -> int:
 def _open_source(src: str, args: argparse.Namespace) -> Any:
     """A recorded .npz as a Trajectory, or a validated Scene."""
     from slinky3d.output import trajectory
-    from slinky3d.scene import loader as scene
+    from slinky3d.scene import loader
 
     path = Path(src)
     if path.suffix == ".npz":
@@ -176,7 +197,7 @@ def _open_source(src: str, args: argparse.Namespace) -> Any:
             raise SlinkyError("--set applies to scenes, not to a recorded .npz")
         traj = trajectory.load(path)
         return traj, path.stem
-    return scene.load(src, args.set)
+    return loader.load(src, args.set)
 
 
 def _run_source(src: Any, args: argparse.Namespace, times: list[float]) -> tuple:
@@ -194,9 +215,9 @@ def _run_source(src: Any, args: argparse.Namespace, times: list[float]) -> tuple
 
 
 def cmd_scenes(args: argparse.Namespace) -> int:
-    from slinky3d.scene import loader as scene
+    from slinky3d.scene import loader
 
-    for path in scene.shipped():
+    for path in loader.shipped():
         # Titles only: validating every scene would solve every static shape.
         try:
             title = tomllib.loads(path.read_text(encoding="utf-8")).get("title", "")
@@ -204,6 +225,18 @@ def cmd_scenes(args: argparse.Namespace) -> int:
             title = "(unreadable)"
         print(f"{path.stem:18s} {title}")
     return 0
+
+
+def cmd_screenshot(args: argparse.Namespace) -> int:
+    from slinky3d.viewer import jobs
+
+    return jobs.screenshot(args)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from slinky3d.viewer import jobs
+
+    return jobs.run(args)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -11,27 +11,29 @@ import math
 import numpy as np
 
 from slinky3d.model import chain
+from slinky3d.output import DEFAULT_SOLVER
+from slinky3d.output.trajectory import suffix
 
 CALLS: list[dict] = []
 
 
-def record(scene, duration: float, fps: float, solver: str = "reference"):
+def record(scene, duration: float, fps: float, solver: str = DEFAULT_SOLVER):
     CALLS.append({"scene": scene, "duration": duration, "fps": fps, "solver": solver})
     n = math.floor(duration * fps + 1e-9) + 1
     t = np.arange(n) / fps
     data: dict = {"t": t}
     for i, s in enumerate(scene.slinkies):
-        p, sfx = s.params, ("" if i == 0 else f"_{i}")
+        p, sfx = s.params, suffix(i)
         E0 = chain.end_points(s.q0, p.R)
         drop = -0.5 * p.g * t**2
         ends = np.repeat(E0[None], n, axis=0)
         ends[:, :, 1] += drop[:, None]
-        theta = np.repeat(s.q0[3:][None], n, axis=0)
+        theta = np.repeat(s.q0[chain.BASE:][None], n, axis=0)
         data["ends" + sfx] = ends
         data["theta" + sfx] = theta
         data["theta_dot" + sfx] = np.zeros_like(theta)
         data["energy" + sfx] = np.full(n, 1.0)
-        data["n_contacts" + sfx] = np.sum(theta <= p.theta_min + 1e-9, axis=1)
+        data["n_contacts" + sfx] = np.sum(theta <= p.theta_min + chain.TOUCHING, axis=1)
         contact = s.contact.law if s.contact.enabled else "off"
         data["params" + sfx] = json.dumps({**p.resolved(), "phi_A": float(s.q0[2]),
                                            "contact": contact})

@@ -5,14 +5,16 @@ from functools import cache
 import numpy as np
 
 from slinky3d.output.recording import record
-from slinky3d.runtime.thread import Step
-from slinky3d.scene import loader as scene
+from slinky3d.runtime.commands import (
+    Step,
+)
+from slinky3d.scene import loader
 
 
 @cache
 def recorded(name: str, duration: float, solver: str, fps: float = 100.0,
              overrides: tuple[str, ...] = ()) -> dict:
-    sc = scene.load(name, list(overrides))
+    sc = loader.load(name, list(overrides))
     data, stats = record(sc, duration, fps, solver=solver)
     data = dict(data)
     data["stats"] = stats

@@ -12,7 +12,7 @@ import pytest
 from slinky3d import cli
 from slinky3d.model import chain
 from slinky3d.output import trajectory
-from slinky3d.scene import loader as scene
+from slinky3d.scene import loader
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -46,7 +46,7 @@ def test_scenes_lists_the_shipped_ones(capsys):
     rc, out, _ = run(capsys, "scenes")
     assert rc == 0
     lines = out.splitlines()
-    assert len(lines) == len(scene.shipped())
+    assert len(lines) == len(loader.shipped())
     assert any(line.startswith("1Pa ") and "U shape, impacts on" in line for line in lines)
 
 
@@ -142,7 +142,7 @@ def test_simulate_with_the_solvers(capsys, monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
     rc, out, err = run(capsys, "simulate", "1Pb", "--duration", "0.05", "--solver", "realtime")
     assert rc == 0 and err == "" and "(realtime" in out
-    (s,) = scene.load("1Pb").slinkies
+    (s,) = loader.load("1Pb").slinkies
     with np.load("1Pb.npz", allow_pickle=False) as z:
         assert np.allclose(z["t"], np.arange(6) / 100)
         ends, theta = z["ends"], z["theta"]
@@ -160,7 +160,7 @@ def test_simulate_with_the_solvers(capsys, monkeypatch, tmp_path):
     # --duration 0 with the reference integrator: the initial state alone.
     assert run(capsys, "simulate", "3Pa", "--duration", "0", "--solver", "reference")[0] == 0
     traj = trajectory.load("3Pa.npz")
-    (s,) = scene.load("3Pa").slinkies
+    (s,) = loader.load("3Pa").slinkies
     assert traj.t.tolist() == [0.0]
     assert np.allclose(traj.tracks[0].ends[0], chain.end_points(s.q0, s.params.R))
     assert np.allclose(traj.tracks[0].theta_dot, 0.0)

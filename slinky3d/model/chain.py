@@ -11,7 +11,8 @@ spring, so the anchor orientation carries bar 1's rotation).
 
 This module is the *dense* formulation (mass matrix assembled from the kinematics,
 O(N^2)); it backs the reference integrator and the tests. The real-time solver uses
-the O(N) recursive algorithm in `aba.py`; the two are checked against each other.
+the O(N) recursive algorithm in `slinky3d.dynamics.articulated_body`; the two are
+checked against each other.
 """
 
 from __future__ import annotations
@@ -22,6 +23,19 @@ from slinky3d.model.params import Params
 
 BASE = 3  # x_A, y_A, phi_A
 TOUCHING = 1e-10  # rad: a joint this close to theta_min is touching (in contact)
+
+
+def first_joint(free_anchor: bool) -> int:
+    """Index in q of the first torsion joint the dynamics moves (and that can touch):
+    theta_1 when the anchor is held, theta_2 when it is free (theta_1 is then frozen)."""
+    return BASE + 1 if free_anchor else BASE
+
+
+def release_anchor(qd: np.ndarray) -> None:
+    """The anchor lets go (in place): bar 1's rotation rate moves from theta_1 to phi_A,
+    and theta_1, which loses its spring, stays frozen from then on."""
+    qd[2] += qd[BASE]
+    qd[BASE] = 0.0
 
 
 def signs(n: int) -> np.ndarray:
@@ -94,8 +108,7 @@ def kinetic_energy(p: Params, q: np.ndarray, qd: np.ndarray) -> float:
 def spring_mask(p: Params, free_anchor: bool) -> np.ndarray:
     """Which joints carry a torsion spring: all, except joint 1 of a free Slinky."""
     mask = np.ones(p.N)
-    if free_anchor:
-        mask[0] = 0.0
+    mask[: first_joint(free_anchor) - BASE] = 0.0
     return mask
 
 

@@ -4,7 +4,7 @@ Each half hoop is drawn as its bar (the zig-zag E_1 ... E_{N+1}), the anchored e
 E_1 as a black square, the far end as an open circle and coils in contact (theta at
 theta_min) as red dots where they touch. Panels: one small panel per instant on shared, equal-aspect
 axes in cm, like the paper's time slices; overlay: all instants in one panel.
-matplotlib is an optional dependency (`pip install 'slinky3d[figure]'`).
+matplotlib loads when a figure is drawn, not when this module is imported.
 """
 
 from __future__ import annotations
@@ -18,22 +18,12 @@ from typing import Any
 import numpy as np
 
 from slinky3d.errors import SlinkyError
+from slinky3d.model.chain import TOUCHING
 from slinky3d.output.trajectory import Trajectory
 
 LAYOUTS = ("panels", "overlay")
 MAX_TIMES = 40
-CONTACT_TOL = 1e-7  # rad above theta_min that still counts as touching
 _NUM = r"\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*"
-
-
-def require_matplotlib() -> Any:
-    """matplotlib's Figure class, or a one-line error saying how to install it."""
-    try:
-        from matplotlib.figure import Figure
-    except ImportError:
-        raise SlinkyError("the figure command needs matplotlib: "
-                          "pip install 'slinky3d[figure]'") from None
-    return Figure
 
 
 def parse_times(text: str) -> list[float]:
@@ -115,7 +105,9 @@ def draw(traj: Trajectory, out: str | Path, layout: str = "panels", title: str =
          names: list[str] | None = None, dpi: int = 150) -> Path:
     """Draw the side view at every sample of `traj` (see `combine`) and save it to `out`
     (png, pdf or svg)."""
-    Figure = require_matplotlib()
+    import matplotlib
+    from matplotlib.figure import Figure
+
     if layout not in LAYOUTS:
         raise SlinkyError(f"unknown layout {layout!r} (known: {', '.join(LAYOUTS)})")
     idx = list(range(len(traj.t)))
@@ -163,13 +155,12 @@ def draw(traj: Trajectory, out: str | Path, layout: str = "panels", title: str =
             last = axes[max(r * ncols + c for r in range(nrows) if r * ncols + c < n)]
             last.set_xlabel("x (cm)")
             last.xaxis.set_tick_params(labelbottom=True)
-        handles, labels = [], []
+        handles: list[Any] = []
+        labels: list[str] = []
         for ax in axes[:n]:  # marks that appear only later count too
             h, lab = ax.get_legend_handles_labels()
             handles, labels = handles + h, labels + lab
     else:
-        import matplotlib
-
         ph = 7.0
         pw = min(ph * aspect, 10.0)
         ph = pw / aspect
@@ -189,9 +180,9 @@ def draw(traj: Trajectory, out: str | Path, layout: str = "panels", title: str =
             ax.plot([], [], styles[i % 4], color="0.3", lw=0.8,
                     label=_label(tr.params, names[i], i, True))
         for j, k in enumerate(idx):
-            c = cmap(0.9 * j / max(1, len(idx) - 1))
+            time_colour = cmap(0.9 * j / max(1, len(idx) - 1))
             for i, tr in enumerate(traj.tracks):
-                _slinky(ax, tr, k, c, f"t = {traj.t[k]:.2f} s", styles[i % 4])
+                _slinky(ax, tr, k, time_colour, f"t = {traj.t[k]:.2f} s", styles[i % 4])
         _axes(ax, lo, hi)
         ax.set_xlabel("x (cm)")
         ax.set_ylabel("y (cm)")
@@ -240,11 +231,11 @@ def _slinky(ax: Any, tr: Any, k: int, colour: Any, label: str, style: str = "-")
         P[0] = E[1]  # joint 1 folds bar 1 against the holder
         P[1:] = 0.5 * (E[0 : n - 1] + E[2 : n + 1])
         if tr.params.get("contact") == "off":
-            over = tr.theta[k] < tmin - CONTACT_TOL
+            over = tr.theta[k] < tmin - TOUCHING
             ax.plot(P[over, 0], P[over, 1], "x", ms=3, mew=0.8, color="#9467bd",
                     label=MARKS[3] if over.any() else "_nolegend_", zorder=3)
         else:
-            touching = tr.theta[k] <= tmin + CONTACT_TOL
+            touching = tr.theta[k] <= tmin + TOUCHING
             ax.plot(P[touching, 0], P[touching, 1], "o", ms=2.2, color="#d62728", mec="none",
                     label=MARKS[0] if touching.any() else "_nolegend_", zorder=3)
     ax.plot(*E[0], "s", color="black", ms=5, label=MARKS[1], zorder=4)

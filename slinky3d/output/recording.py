@@ -9,18 +9,19 @@ from __future__ import annotations
 import json
 import math
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from slinky3d.dynamics.solver import warm_up
+from slinky3d.errors import SlinkyError
 from slinky3d.model import chain
+from slinky3d.output import DEFAULT_SOLVER, REALTIME, SOLVERS
 from slinky3d.output.trajectory import suffix
-from slinky3d.reference import integrator as reference
+from slinky3d.reference import integrator
 from slinky3d.runtime.simulation import Simulation, grid_step
 from slinky3d.scene.spec import Scene, SlinkySpec
-
-SOLVERS = ("realtime", "reference")
 
 
 def params_json(spec: SlinkySpec) -> str:
@@ -31,13 +32,19 @@ def params_json(spec: SlinkySpec) -> str:
     return json.dumps(d)
 
 
-def _track(spec: SlinkySpec, t: np.ndarray, qs: list, qds: list, contacts: list) -> dict:
+def _free(spec: SlinkySpec, t: np.ndarray) -> list[bool]:
+    """Whether the anchor is free at each time."""
+    return [not spec.anchor.held_at(ti) for ti in t]
+
+
+def _track(spec: SlinkySpec, t: np.ndarray, qs: Sequence[np.ndarray],
+           qds: Sequence[np.ndarray], contacts: Sequence[int]) -> dict[str, Any]:
     p = spec.params
-    free = [not spec.anchor.held_at(ti) for ti in t]
+    free = _free(spec, t)
     return {
         "ends": np.array([chain.end_points(q, p.R) for q in qs]),
-        "theta": np.array([q[3:] for q in qs]),
-        "theta_dot": np.array([qd[3:] for qd in qds]),
+        "theta": np.array([q[chain.BASE:] for q in qs]),
+        "theta_dot": np.array([qd[chain.BASE:] for qd in qds]),
         "energy": np.array([chain.energy(p, q, qd, f) for q, qd, f in zip(qs, qds, free,
                                                                           strict=True)]),
         "n_contacts": np.array(contacts, dtype=np.int64),
@@ -46,19 +53,19 @@ def _track(spec: SlinkySpec, t: np.ndarray, qs: list, qds: list, contacts: list)
 
 
 def record(scene: Scene, duration: float, fps: float = 100.0,
-           solver: str = "realtime") -> tuple[dict[str, Any], dict[str, Any]]:
+           solver: str = DEFAULT_SOLVER) -> tuple[dict[str, Any], dict[str, Any]]:
     """Sample a run at t = 0, 1/fps, ... <= duration.  Returns (arrays, stats)."""
     if solver not in SOLVERS:
-        raise ValueError(f"unknown solver {solver!r}")
+        raise SlinkyError(f"unknown solver {solver!r} (known: {', '.join(SOLVERS)})")
     n = int(math.floor(duration * fps + 1e-9)) + 1
     times = np.arange(n) / fps
     data: dict[str, Any] = {"t": times}
     stats: dict[str, Any] = {"sim_time": float(times[-1]), "steps": 0, "impacts": 0,
                              "energy_change": 0.0, "solver": solver}
-    if solver == "realtime":
+    if solver == REALTIME:
         warm_up()
     t0 = time.perf_counter()
-    if solver == "realtime":
+    if solver == REALTIME:
         h, per = grid_step(scene.dt, 1.0 / fps)
         sim = Simulation(scene, h)
         samples: list[list] = [[] for _ in sim.slinkies]
@@ -75,12 +82,15 @@ def record(scene: Scene, duration: float, fps: float = 100.0,
                      evals=sum(s.evals for s in sim.slinkies))
     else:
         for i, spec in enumerate(scene.slinkies):
-            out, st = reference.simulate(spec, times)
-            qs = [o[1] for o in out]
-            qds = [o[2] for o in out]
+            out, st = integrator.simulate(spec, times)
+            ref_q = [o[1] for o in out]
+            ref_qd = [o[2] for o in out]
             tmin = spec.params.theta_min
-            cs = [int(np.count_nonzero(q[3:] <= tmin + 1e-9)) for q in qs]
-            data.update({k + suffix(i): v for k, v in _track(spec, times, qs, qds, cs).items()})
+            ref_contacts = [
+                int(np.count_nonzero(q[chain.first_joint(f):] <= tmin + chain.TOUCHING))
+                for q, f in zip(ref_q, _free(spec, times), strict=True)]
+            track = _track(spec, times, ref_q, ref_qd, ref_contacts)
+            data.update({k + suffix(i): v for k, v in track.items()})
             stats["impacts"] += st["impacts"]
             stats["steps"] += st["steps"]
     stats["wall"] = time.perf_counter() - t0

@@ -90,7 +90,9 @@ def from_data(data: dict[str, Any], meta: dict[str, Any] | None = None,
 def save(path: str | Path, data: dict[str, Any], meta: dict[str, Any]) -> Path:
     """Write `recording.record`'s arrays and the run's metadata as a compressed .npz."""
     path = Path(path)
-    arrays = {k: (np.str_(v) if isinstance(v, str) else np.asarray(v)) for k, v in data.items()}
+    # Any: savez's **kwds share their name space with its allow_pickle: bool.
+    arrays: dict[str, Any] = {k: (np.str_(v) if isinstance(v, str) else np.asarray(v))
+                              for k, v in data.items()}
     arrays["meta"] = np.str_(json.dumps(meta, default=_jsonable))
     try:
         # A file object, not a name: np.savez would append ".npz" to other names.

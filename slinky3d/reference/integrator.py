@@ -1,28 +1,33 @@
 """Reference integrator: adaptive, dense mass matrix, impacts as terminal events.
 
-The accuracy yardstick for the real-time solver, written independently of it:
-the mass matrix and forces are assembled from the kinematics (chain.py) and
-solved by Cholesky; scipy's solve_ivp (DOP853, tight tolerances) integrates
-between events; the impact and resting-contact complementarity problems are
-solved on the dense Delassus matrix W = G M^-1 G^T.
+Its dense LCP and its pairwise rule are a deliberately independent yardstick for the
+real-time solver, not a second copy of it: the mass matrix and forces are assembled
+from the kinematics (chain.py) and solved by Cholesky; scipy's solve_ivp (DOP853,
+tight tolerances) integrates between events; the impact and resting-contact
+complementarity problems are solved on the dense Delassus matrix W = G M^-1 G^T.
 """
 
 from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.integrate import solve_ivp
 from scipy.linalg import cho_factor, cho_solve
 
+from slinky3d.errors import SlinkyError
 from slinky3d.model import chain
+from slinky3d.model.chain import BASE, TOUCHING
 from slinky3d.scene.spec import SlinkySpec
 
-BASE = chain.BASE
-TOUCH = 1e-10  # rad: a joint this close to theta_min is touching
-REST_V = 1e-9  # rad/s
+REST_V = 1e-9  # rad/s: a touching joint this slow is at rest
+
+
+class IntegrationError(SlinkyError):
+    """The reference integrator could not carry a run on (the message says why)."""
 
 
 def lcp(W: np.ndarray, b: np.ndarray, max_pivots: int = 200) -> np.ndarray:
@@ -47,7 +52,8 @@ def lcp(W: np.ndarray, b: np.ndarray, max_pivots: int = 200) -> np.ndarray:
             viol[:] = False
             viol[first] = True
         act ^= viol
-    raise RuntimeError("contact LCP did not converge")
+    raise IntegrationError(f"reference integrator: the contact LCP over {n} joints did not "
+                           f"converge in {max_pivots} pivots")
 
 
 @dataclass
@@ -81,16 +87,15 @@ class ReferenceSolver:
     def _free_anchor(self) -> None:
         s = self.s
         s.free = True
-        s.qd[2] += s.qd[BASE]
-        s.qd[BASE] = 0.0
+        chain.release_anchor(s.qd)
         s.locked[BASE] = False
 
     def _j0(self) -> int:
-        return BASE + 1 if self.s.free else BASE
+        return chain.first_joint(self.s.free)
 
     def _touching_locked(self) -> None:
         s, tmin, j0 = self.s, self.p.theta_min, self._j0()
-        touch = s.q[j0:] <= tmin + TOUCH
+        touch = s.q[j0:] <= tmin + TOUCHING
         s.q[j0:][touch] = tmin
         s.locked[j0:] = touch
 
@@ -156,7 +161,7 @@ class ReferenceSolver:
         """e = 0 impact: all touching joints together (rigid) or pairwise (paper)."""
         s, p, j0 = self.s, self.p, self._j0()
         cand = np.zeros_like(s.locked)
-        cand[j0:] = s.q[j0:] <= p.theta_min + TOUCH
+        cand[j0:] = s.q[j0:] <= p.theta_min + TOUCHING
         s.q[cand] = p.theta_min
         self.impacts += 1
         if self.law == "paper":
@@ -201,7 +206,7 @@ class ReferenceSolver:
         """Acceleration-level LCP over the touching joints at rest."""
         s, p, j0 = self.s, self.p, self._j0()
         cand = s.locked.copy()
-        cand[j0:] |= (s.q[j0:] <= p.theta_min + TOUCH) & (np.abs(s.qd[j0:]) <= REST_V)
+        cand[j0:] |= (s.q[j0:] <= p.theta_min + TOUCHING) & (np.abs(s.qd[j0:]) <= REST_V)
         if not cand.any():
             s.locked[:] = False
             return
@@ -234,9 +239,7 @@ class ReferenceSolver:
             _, lam = self.accel(t, y[:n], y[n:], self.s.locked)
             return float(np.min(lam[self.s.locked]))
 
-        gap.terminal, gap.direction = True, -1
-        tension.terminal, tension.direction = True, -1
-        return [gap, tension] if self.law in ("rigid", "paper") else []
+        return [_Event(gap), _Event(tension)] if self.law in ("rigid", "paper") else []
 
     def _integrate(self, t_end: float, t_eval: np.ndarray, out: list) -> None:
         """Integrate to t_end, appending (t, q, qd) at the t_eval times passed."""
@@ -245,7 +248,8 @@ class ReferenceSolver:
         while s.t < t_end - 1e-15:
             guard += 1
             if guard > 100000:
-                raise RuntimeError("reference integrator: too many events")
+                raise IntegrationError(f"reference integrator: more than 100000 events "
+                                       f"before t = {t_end:g} s (at t = {s.t:g} s)")
             if self.law in ("rigid", "paper"):
                 self._resting()
             te = t_eval[(t_eval > s.t + 1e-15) & (t_eval <= t_end + 1e-15)]
@@ -253,7 +257,8 @@ class ReferenceSolver:
                             method="DOP853", rtol=self.rtol, atol=self.atol,
                             events=self._events(), dense_output=True)
             if sol.status < 0:
-                raise RuntimeError(f"reference integrator failed: {sol.message}")
+                raise IntegrationError(f"reference integrator failed at t = {s.t:g} s: "
+                                       f"{sol.message}")
             t1 = sol.t[-1]
             for ti in te[te <= t1 + 1e-15]:
                 y = sol.sol(min(ti, t1))
@@ -295,6 +300,18 @@ class ReferenceSolver:
             if t1 < t_end:
                 self._free_anchor()
         return out
+
+
+@dataclass(frozen=True)
+class _Event:
+    """A terminal event for solve_ivp: integration stops where `fun` falls through 0."""
+
+    fun: Callable[[float, np.ndarray], float]
+    terminal: bool = True
+    direction: float = -1.0
+
+    def __call__(self, t: float, y: np.ndarray) -> float:
+        return self.fun(t, y)
 
 
 def simulate(spec: SlinkySpec, times: np.ndarray, **kw) -> tuple[list, dict]:

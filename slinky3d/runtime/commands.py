@@ -3,7 +3,7 @@
 Commands are small frozen dataclasses. A log is a list of (step, command): the
 command took effect after `step` steps of the run in all (counted over resets and
 loads). `replay` applies a log at the same step indices without a thread, so a live
-run is reproduced bit-identically offline (README, "The solver thread").
+run is reproduced bit-identically offline (docs/solver.md, "The solver thread").
 
 Steps are taken one `Simulation.step(1)` at a time, in the thread and in `replay`
 alike, so that the divergence guard checks after every step: a roll-back then does
@@ -17,6 +17,7 @@ import math
 import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from slinky3d.runtime.simulation import Simulation
 from slinky3d.scene.spec import Scene
@@ -24,12 +25,12 @@ from slinky3d.scene.spec import Scene
 MAX_TARGET = 1e6  # m: farther targets are refused (the force is capped anyway)
 
 
-def _vec2(v: object) -> object:
+def _vec2(v: Any) -> Any:
     """(x, y) as a tuple of floats when it converts, else as given (refused later)."""
     if v is None:
         return None
     try:
-        x, y = v  # type: ignore[misc]
+        x, y = v
         return (float(x), float(y))
     except (TypeError, ValueError):
         return v

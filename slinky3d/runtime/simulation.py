@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from slinky3d.dynamics.solver import SlinkySolver
+from slinky3d.model import chain
 from slinky3d.runtime.snapshot import SlinkySnapshot, Snapshot
 from slinky3d.scene.spec import Scene
 
@@ -98,7 +99,8 @@ class Simulation:
             g = s.grabbed
             ends = s.ends()
             out.append(SlinkySnapshot(
-                ends=ends, theta=s.q[3:].copy(), contact=s.q[3:] <= p.theta_min + 1e-9,
+                ends=ends, theta=s.q[chain.BASE:].copy(),
+                contact=s.q[chain.BASE:] <= p.theta_min + chain.TOUCHING,
                 R=p.R, pitch=p.delta, theta_min=p.theta_min,
                 grab=s.target.copy() if g is not None else None,
                 grab_point=ends[g].copy() if g is not None else None,

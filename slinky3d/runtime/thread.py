@@ -1,9 +1,9 @@
 """The solver thread: commands in, read-only snapshots out, paced against wall time.
 
-The UI thread `send`s commands (`slinky3d.control`) into a queue that never blocks
-it; the solver thread dequeues them between whole steps of h, stamps each with the
-step index at which it takes effect and logs `(step, command)`, which
-`control.replay` reproduces bit-identically offline (see README, "The solver thread").
+The UI thread `send`s commands (`slinky3d.runtime.commands`) into a queue that never
+blocks it; the solver thread dequeues them between whole steps of h, stamps each with
+the step index at which it takes effect and logs `(step, command)`, which
+`commands.replay` reproduces bit-identically offline (docs/solver.md, "The solver thread").
 """
 
 from __future__ import annotations
@@ -29,22 +29,15 @@ from slinky3d.runtime.commands import (
     Step,
     TimeScale,
     TogglePause,
-    advance,
     apply,
     bad_target,
-    check,
     checkpoint,
     one_line,
-    replay,
     restore,
 )
 from slinky3d.runtime.simulation import Simulation
 from slinky3d.runtime.snapshot import Snapshot
 from slinky3d.scene.spec import Scene
-
-__all__ = ["Command", "Fault", "Grab", "Load", "LogEntry", "Move", "Pause", "Release",
-           "Reset", "Resume", "SimThread", "Step", "TimeScale", "TogglePause", "advance",
-           "apply", "check", "replay"]
 
 SCALE_MIN, SCALE_MAX = 0.1, 4.0
 MAX_STEP_CMD = 1_000_000  # most steps one Step command may ask for

@@ -1,1 +1,2 @@
-"""Everything on screen: camera, helix and prop geometry (numpy), the GL renderer and the window."""
+"""Everything on screen: camera, stage, colour, helix and prop geometry (numpy), the GL
+renderer, the window, and the `screenshot` and `run` jobs."""

@@ -1,4 +1,5 @@
-"""Orbit camera (pyrr matrices): orbit, zoom and pan about a target; frames a box.
+"""Orbit camera (pyrr matrices): orbit, zoom and pan about a target; frames a box or
+snapshots.
 
 Matrices follow pyrr's row-vector convention (`p_clip = p @ view @ proj`); written to a
 GLSL mat4 as raw float32 bytes they are exactly the column-major matrices GL expects.
@@ -7,12 +8,16 @@ GLSL mat4 as raw float32 bytes they are exactly the column-major matrices GL exp
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from pyrr import matrix44
 
+from slinky3d.runtime.snapshot import Snapshot
 from slinky3d.scene.look import CameraHint
+from slinky3d.viewer.helix import bounds
+from slinky3d.viewer.stage import Stage
 
 DEFAULT_YAW_DEG = 22.0  # a little off the side view, so the helices read as 3D
 DEFAULT_PITCH_DEG = 8.0
@@ -82,6 +87,12 @@ class OrbitCamera:
         self.target = np.asarray(self.target, float) - (dx * right + dy * up) * scale
 
 
+def corners(lo, hi) -> np.ndarray:
+    """(8, 3) corners of the axis-aligned box lo-hi."""
+    return np.array([[a, b, c] for a in (lo[0], hi[0]) for b in (lo[1], hi[1])
+                     for c in (lo[2], hi[2])], float)
+
+
 def frame_box(
     lo: np.ndarray, hi: np.ndarray, aspect: float, hint: CameraHint | None = None
 ) -> OrbitCamera:
@@ -101,10 +112,32 @@ def frame_box(
     # Exact fit of the 8 corners: a corner at view offset (x, y, z) from the target needs
     # D >= z + |x| / tan(hfov/2) (and likewise y); a bounding sphere would waste space.
     right, up, back = cam.basis()
-    corners = np.array([[a, b, c] for a in (lo[0], hi[0]) for b in (lo[1], hi[1])
-                        for c in (lo[2], hi[2])]) - cam.target
-    x, y, z = corners @ right, corners @ up, corners @ back
+    c = corners(lo, hi) - cam.target
+    x, y, z = c @ right, c @ up, c @ back
     ty = math.tan(math.radians(cam.fov_deg) / 2) / MARGIN
     tx = ty * aspect
     cam.distance = float(max(np.max(z + np.abs(x) / tx), np.max(z + np.abs(y) / ty), 0.05))
     return cam
+
+
+def frame_snapshots(snaps: Sequence[Snapshot], size: tuple[int, int],
+                    hint: CameraHint | None = None, stage: Stage | None = None,
+                    reach: float | None = None) -> OrbitCamera:
+    """The default camera: every Slinky of every snapshot in view, down to `reach` (the
+    lowest y expected), and the floor under them when it is close (a hint's values
+    override the framing)."""
+    boxes = [bounds(s, pad=0.01) for s in snaps]
+    lo = np.min([b[0] for b in boxes], axis=0)
+    hi = np.max([b[1] for b in boxes], axis=0)
+    if reach is not None:
+        lo[1] = min(lo[1], reach)
+    # Show the floor when it is close under the Slinky; a far one would shrink the view.
+    if stage is not None and lo[1] - stage.floor_y < 0.3 * (hi[1] - lo[1]):
+        lo[1] = min(lo[1], stage.floor_y)
+    return frame_box(lo, hi, size[0] / size[1], hint)
+
+
+def frame_snapshot(snap: Snapshot, size: tuple[int, int], hint: CameraHint | None = None,
+                   stage: Stage | None = None) -> OrbitCamera:
+    """`frame_snapshots` for one snapshot."""
+    return frame_snapshots((snap,), size, hint, stage)

@@ -32,8 +32,9 @@ class Viewer:
         import moderngl
         import pyglet
 
-        from slinky3d.viewer.gl.quality import stage_for
-        from slinky3d.viewer.gl.renderer import Renderer, frame_snapshots
+        from slinky3d.viewer.camera import frame_snapshots
+        from slinky3d.viewer.gl.renderer import Renderer
+        from slinky3d.viewer.stage import stage_for
 
         # No hidden extra context; and no GL error checks after pyglet's own calls, which
         # would trip over the state moderngl leaves.
@@ -41,8 +42,10 @@ class Viewer:
         pyglet.options["debug_gl"] = False
         self.title = f"slinky3d \u2014 {scene.title}"
         try:
-            config = pyglet.gl.Config(double_buffer=True, depth_size=24, major_version=3,
-                                      minor_version=3, forward_compatible=True)
+            # pyglet.gl.Config is the platform's concrete class at run time.
+            config = pyglet.gl.Config(  # type: ignore[abstract]
+                double_buffer=True, depth_size=24, major_version=3, minor_version=3,
+                forward_compatible=True)
             self.window = pyglet.window.Window(width=size[0], height=size[1], caption=self.title,
                                                resizable=True, config=config, vsync=False)
         except Exception as e:  # noqa: BLE001 - no display, no GL 3.3: one clear line

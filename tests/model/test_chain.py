@@ -15,14 +15,14 @@ def p(request):
 def random_state(p, seed=0):
     rng = np.random.default_rng(seed)
     q = np.concatenate([rng.normal(size=3) * 0.1, p.theta_min + rng.uniform(0, 0.3, p.N)])
-    qd = rng.normal(size=p.N + 3)
+    qd = rng.normal(size=p.N + chain.BASE)
     return q, qd
 
 
 def test_composite_roundtrip(p):
     q, _ = random_state(p)
-    Th = chain.composite(q[3:], q[2])
-    assert np.allclose(chain.torsion(Th, q[2]), q[3:])
+    Th = chain.composite(q[chain.BASE:], q[2])
+    assert np.allclose(chain.torsion(Th, q[2]), q[chain.BASE:])
     # theta_1 = Theta_1 - phi_A, theta_2 = -(Theta_2 - Theta_1)
     assert np.isclose(Th[0] - q[2], q[3])
     assert np.isclose(-(Th[1] - Th[0]), q[4])
@@ -35,7 +35,7 @@ def test_geometry(p):
     assert np.allclose(np.linalg.norm(np.diff(E, axis=0), axis=1), 2 * p.R)
     assert np.allclose(E[0], q[:2])
     # Collapsed: all theta = 0 folds every bar back onto the previous one.
-    q0 = np.zeros(p.N + 3)
+    q0 = np.zeros(p.N + chain.BASE)
     E0 = chain.end_points(q0, p.R)
     assert np.allclose(E0[::2], 0) and np.allclose(E0[1::2], [-2 * p.R, 0])
 

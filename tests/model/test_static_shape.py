@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 
 from slinky3d.errors import SlinkyError
-from slinky3d.model import chain
-from slinky3d.model import static_shape as eq
+from slinky3d.model import chain, static_shape
 from slinky3d.model.params import preset
 
 PI = math.pi
@@ -19,7 +18,7 @@ PAPER = {"1P": ("plastic", -5, 0), "2P": ("plastic", -10, 0), "3P": ("plastic", 
 @pytest.fixture(scope="module", params=["plastic", "steel"])
 def hung(request):
     p = preset(request.param)
-    return p, eq.hanging(p)
+    return p, static_shape.hanging(p)
 
 
 def far_of(p, dx, dy):
@@ -35,13 +34,13 @@ def held(name, dx, dy, phi_B=PI):
     if key not in _cache:
         p = preset(name)
         far = far_of(p, dx, dy)
-        _cache[key] = p, far, eq.both_ends(p, far=far, phi_B=phi_B)
+        _cache[key] = p, far, static_shape.both_ends(p, far=far, phi_B=phi_B)
     return _cache[key]
 
 
 def axis_angle(q):
     """Bisector of consecutive composite angles: the Slinky axis' direction up to pi/2."""
-    Th = chain.composite(q[3:], q[2])
+    Th = chain.composite(q[chain.BASE:], q[2])
     return 0.5 * (Th[:-1] + Th[1:])
 
 
@@ -50,19 +49,19 @@ def test_objective_matches_chain(name):
     p = preset(name)
     rng = np.random.default_rng(1)
     q = np.r_[0.1, -0.2, 0.3, p.theta_min + rng.uniform(0, 0.4, p.N)]
-    pb = eq._Problem.make(p, q[:2], q[2])
-    f, g = pb.fun(q[3:])
+    pb = static_shape._Problem.make(p, q[:2], q[2])
+    f, g = pb.fun(q[chain.BASE:])
     assert np.isclose(f + p.N * p.m * p.g * q[1], chain.potential_energy(p, q), rtol=0,
                       atol=1e-14)
-    assert np.allclose(g, chain.potential_gradient(p, q)[3:], rtol=1e-12, atol=1e-15)
+    assert np.allclose(g, chain.potential_gradient(p, q)[chain.BASE:], rtol=1e-12, atol=1e-15)
 
 
 def test_penalty_gradient_and_hessian_fd():
     p = preset("plastic")
     rng = np.random.default_rng(2)
     th = p.theta_min + rng.uniform(0, 0.4, p.N)
-    pb = eq._Problem.make(p, (0, 0), 0.0)
-    pb.targets, pb.alpha = eq._targets(p, np.array([-0.2, 0.05]), PI), 5.0
+    pb = static_shape._Problem.make(p, (0, 0), 0.0)
+    pb.targets, pb.alpha = static_shape._targets(p, np.array([-0.2, 0.05]), PI), 5.0
     h = 1e-6
     E = np.eye(p.N)
     fd = np.array([(pb.fun(th + h * e)[0] - pb.fun(th - h * e)[0]) / (2 * h) for e in E])
@@ -70,7 +69,7 @@ def test_penalty_gradient_and_hessian_fd():
     # Hessian of V alone: spring + gravity curvature, diagonal in Theta.
     pb.alpha = 0.0
     _, u, _ = pb.geometry(th)
-    H = eq._theta_hessian(pb, -pb.w * u[:, 1])
+    H = static_shape._theta_hessian(pb, -pb.w * u[:, 1])
     fdH = np.array([(pb.fun(th + h * e)[1] - pb.fun(th - h * e)[1]) / (2 * h) for e in E])
     assert np.allclose(H, fdH, rtol=1e-5, atol=1e-9)
 
@@ -78,22 +77,22 @@ def test_penalty_gradient_and_hessian_fd():
 def test_structured_solve_matches_dense():
     p = preset("steel")
     rng = np.random.default_rng(3)
-    pb = eq._Problem.make(p, (0, 0), 0.0)
+    pb = static_shape._Problem.make(p, (0, 0), 0.0)
     hTh = rng.normal(size=p.N) * p.k_coil
     fr = rng.uniform(size=p.N) > 0.3
     b = rng.normal(size=(int(fr.sum()), 4))
-    H = eq._theta_hessian(pb, hTh)[np.ix_(fr, fr)]
-    assert np.allclose(H @ eq._solve_free(pb, hTh, fr, b), b, atol=1e-9)
+    H = static_shape._theta_hessian(pb, hTh)[np.ix_(fr, fr)]
+    assert np.allclose(H @ static_shape._solve_free(pb, hTh, fr, b), b, atol=1e-9)
 
 
 def test_hanging_kkt(hung):
     p, q = hung
-    th = q[3:]
-    r = eq.residuals(p, q, far_held=False, second_order=True)
+    th = q[chain.BASE:]
+    r = static_shape.residuals(p, q, far_held=False, second_order=True)
     assert r["stationarity"] < 1e-10  # relative to the largest spring torque
     assert r["bound_violation"] == 0.0 and th.min() >= p.theta_min
     # Collapsed joints push into the bound, and form one run ending at the bottom.
-    col = np.flatnonzero(th <= p.theta_min + eq.COLLAPSED_TOL)
+    col = np.flatnonzero(th <= p.theta_min + static_shape.COLLAPSED_TOL)
     assert col.size >= 1 and r["bound_multiplier_min"] > 0
     assert np.array_equal(col, np.arange(p.N - col.size, p.N))
     assert r["curvature_min"] > 0  # a strict minimum, not a saddle
@@ -108,34 +107,34 @@ def test_hanging_kkt(hung):
 
 def test_hanging_plastic_has_collapsed_bottom():
     p = preset("plastic")
-    r = eq.residuals(p, eq.hanging(p), far_held=False)
+    r = static_shape.residuals(p, static_shape.hanging(p), far_held=False)
     assert r["n_collapsed"] >= 2
 
 
 def test_hanging_anchor_pose(hung):
     p, q = hung
     # Moving the anchor translates the shape.
-    q2 = eq.hanging(p, anchor=(0.3, 1.2))
+    q2 = static_shape.hanging(p, anchor=(0.3, 1.2))
     E, E2 = chain.end_points(q, p.R), chain.end_points(q2, p.R)
     assert np.allclose(E2 - [0.3, 1.2], E, atol=1e-10)
     # Turning it is no symmetry (joint 1's spring acts against the holder), but the
     # shape is still a KKT point.
-    q3 = eq.hanging(p, phi_A=0.2)
-    assert eq.residuals(p, q3, far_held=False)["stationarity"] < 1e-10
-    assert not np.allclose(q3[3:], q[3:])
+    q3 = static_shape.hanging(p, phi_A=0.2)
+    assert static_shape.residuals(p, q3, far_held=False)["stationarity"] < 1e-10
+    assert not np.allclose(q3[chain.BASE:], q[chain.BASE:])
 
 
 def test_residuals_detect_non_equilibrium(hung):
     p, q = hung
     q = q.copy()
-    q[3 + p.N // 2] += 1e-3
-    assert eq.residuals(p, q, far_held=False)["stationarity"] > 1e-4
+    q[chain.BASE + p.N // 2] += 1e-3
+    assert static_shape.residuals(p, q, far_held=False)["stationarity"] > 1e-4
 
 
 @pytest.mark.parametrize("case", PAPER)
 def test_both_ends_kkt(case):
     p, far, q = held(*PAPER[case])
-    r = eq.residuals(p, q, far_held=True, far=far, phi_B=PI, second_order=True)
+    r = static_shape.residuals(p, q, far_held=True, far=far, phi_B=PI, second_order=True)
     assert r["far_error"] < 1e-9  # brief: < 1e-4 m; Newton gets machine precision
     assert r["direction_error"] < 1e-9
     # Last bar from E_N to E_{N+1} points along (-1)^N (cos phi_B, sin phi_B).
@@ -144,7 +143,7 @@ def test_both_ends_kkt(case):
                        atol=1e-9)
     # grad V in the span of the end constraints' rows on the free joints.
     assert r["stationarity"] < 1e-10
-    assert r["bound_violation"] == 0.0 and q[3:].min() >= p.theta_min
+    assert r["bound_violation"] == 0.0 and q[chain.BASE:].min() >= p.theta_min
     assert r["bound_multiplier_min"] > 0 and r["curvature_min"] > 0
     # No spurious turn: Theta_N - phi_A = -pi (not -3 pi), the axis turns at most ~pi.
     assert np.isclose(r["winding"], -PI, atol=1e-9)
@@ -180,12 +179,12 @@ def test_J_shape(case):
 @pytest.mark.parametrize("name", ["plastic", "steel"])
 def test_phi_B_zero_is_a_twisted_fan(name):
     p, far, q0 = held(name, -5, 0, 0.0)
-    r0 = eq.residuals(p, q0, far_held=True, far=far, phi_B=0.0, second_order=True)
+    r0 = static_shape.residuals(p, q0, far_held=True, far=far, phi_B=0.0, second_order=True)
     assert r0["far_error"] < 1e-9 and r0["stationarity"] < 1e-10
     assert r0["curvature_min"] > 0 and r0["bound_violation"] == 0.0
     assert abs(r0["winding"]) < 1e-9  # no full turn either way
     pu, _, qu = held(name, -5, 0, PI)
-    ru = eq.residuals(pu, qu, far_held=True, far=far, phi_B=PI)
+    ru = static_shape.residuals(pu, qu, far_held=True, far=far, phi_B=PI)
     # Distinct shapes: the fan collapses many more coils and its axis folds back.
     assert r0["n_collapsed"] > ru["n_collapsed"] + 10
     assert np.diff(axis_angle(q0)).max() > 0.05
@@ -194,7 +193,7 @@ def test_phi_B_zero_is_a_twisted_fan(name):
 
 def test_theta_guess_stays_on_its_branch():
     p, far, q = held(*PAPER["1P"])
-    q2 = eq.both_ends(p, far=far, phi_B=PI, theta_guess=q[3:])
+    q2 = static_shape.both_ends(p, far=far, phi_B=PI, theta_guess=q[chain.BASE:])
     assert np.allclose(q2, q, atol=1e-9)
 
 
@@ -202,22 +201,22 @@ def test_penalty_fallback_when_newton_fails(monkeypatch):
     def broken(*a, **k):
         raise np.linalg.LinAlgError("singular")
 
-    monkeypatch.setattr(eq, "_newton_kkt", broken)
+    monkeypatch.setattr(static_shape, "_newton_kkt", broken)
     p = preset("plastic")
     far = far_of(p, -5, 0)
-    q = eq.both_ends(p, far=far, phi_B=PI)
-    r = eq.residuals(p, q, far_held=True, far=far, phi_B=PI)
-    assert r["far_error"] < eq.FAR_TOL and r["bound_violation"] == 0.0
+    q = static_shape.both_ends(p, far=far, phi_B=PI)
+    r = static_shape.residuals(p, q, far_held=True, far=far, phi_B=PI)
+    assert r["far_error"] < static_shape.FAR_TOL and r["bound_violation"] == 0.0
     # The penalty's minimum is stationary for V plus end forces: still KKT.
     assert r["stationarity"] < 1e-5 and np.isclose(r["winding"], -PI, atol=1e-6)
 
 
 def test_out_of_reach():
     p = preset("plastic")
-    with pytest.raises(eq.EquilibriumError, match="out of reach") as ei:
-        eq.both_ends(p, far=(2 * p.R * p.N + 0.01, 0.0))
+    with pytest.raises(static_shape.EquilibriumError, match="out of reach") as ei:
+        static_shape.both_ends(p, far=(2 * p.R * p.N + 0.01, 0.0))
     assert isinstance(ei.value, SlinkyError) and "\n" not in str(ei.value)
-    with pytest.raises(eq.EquilibriumError):
-        eq.both_ends(p, far=(math.nan, 0.0))
-    with pytest.raises(eq.EquilibriumError):
-        eq.both_ends(p, far=(-0.1, 0.0), theta_guess=np.zeros(3))
+    with pytest.raises(static_shape.EquilibriumError):
+        static_shape.both_ends(p, far=(math.nan, 0.0))
+    with pytest.raises(static_shape.EquilibriumError):
+        static_shape.both_ends(p, far=(-0.1, 0.0), theta_guess=np.zeros(3))

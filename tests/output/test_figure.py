@@ -1,6 +1,5 @@
-"""The paper-style figure: time parsing, drawing from a scene or a recording, no matplotlib."""
+"""The paper-style figure: time parsing, drawing from a scene or a recording."""
 
-import sys
 
 import fakesim
 import numpy as np
@@ -72,11 +71,11 @@ def test_figure_from_a_recording_and_overlay(capsys, fake, tmp_path):
 
 def test_draw_marks_contacts_and_both_slinkies(fake, tmp_path):
     from slinky3d.output import trajectory
-    from slinky3d.scene import loader as scene
+    from slinky3d.scene import loader
 
     text = '[[slinky]]\nname = "plastic"\n[[slinky]]\nname = "steel"\npreset = "steel"\n' \
            'anchor = { position = [0.2, 0.0] }\n'
-    sc = scene.loads(text)
+    sc = loader.loads(text)
     data, _ = fakesim.record(sc, 0.2, 100)
     traj = trajectory.from_data(data)
     assert traj.tracks[1].n_contacts[0] > 0  # the hanging steel Slinky has collapsed coils
@@ -85,25 +84,12 @@ def test_draw_marks_contacts_and_both_slinkies(fake, tmp_path):
     assert out.read_bytes()[:4] == b"%PDF"
 
 
-def test_without_matplotlib_a_clear_message(capsys, fake, monkeypatch):
-    # A None entry in sys.modules makes `import matplotlib...` raise ImportError.
-    for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
-        monkeypatch.delitem(sys.modules, name)
-    monkeypatch.setitem(sys.modules, "matplotlib", None)
-    rc = cli.main(["figure", "1Pa", "--times", "0:1.4:0.2"])
-    err = capsys.readouterr().err
-    assert rc == 2
-    assert err == ("slinky3d: error: the figure command needs matplotlib: "
-                   "pip install 'slinky3d[figure]'\n")
-    assert fake == []  # said before simulating
-
-
 def test_the_figure_shows_the_shape(fake, tmp_path):
     """Pixels: the bars' ink spans a tall, narrow box, as a hanging Slinky does."""
     from slinky3d.output import trajectory
-    from slinky3d.scene import loader as scene
+    from slinky3d.scene import loader
 
-    sc = scene.load("hanging-plastic")
+    sc = loader.load("hanging-plastic")
     traj = trajectory.from_data(fakesim.record(sc, 0.0, 100)[0])
     out = figure.draw(traj, tmp_path / "h.png", dpi=80)
     rgb = np.asarray(Image.open(out).convert("RGB"), dtype=float)
@@ -139,9 +125,9 @@ RED, PURPLE = [0xD6, 0x27, 0x28], [0x94, 0x67, 0xBD]
 def test_contacts_marked_by_law(fake, tmp_path, enabled, colour):
     """Touching coils are red dots; with contacts off, coils passing through are purple."""
     from slinky3d.output import trajectory
-    from slinky3d.scene import loader as scene
+    from slinky3d.scene import loader
 
-    sc = scene.load("hanging-plastic", [f"slinky.contact.enabled={str(enabled).lower()}"])
+    sc = loader.load("hanging-plastic", [f"slinky.contact.enabled={str(enabled).lower()}"])
     traj = trajectory.from_data(fakesim.record(sc, 0.0, 100)[0])
     if not enabled:  # coils that went through each other
         traj.tracks[0].theta[0, -5:] = traj.tracks[0].params["theta_min"] - 0.01

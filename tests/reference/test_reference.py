@@ -7,23 +7,23 @@ import pytest
 from runs import recorded
 
 from slinky3d.model import chain
-from slinky3d.reference import integrator as reference
-from slinky3d.scene import loader as scene
+from slinky3d.reference import integrator
+from slinky3d.scene import loader
 from slinky3d.scene.spec import ContactSpec
 
 
 def test_energy_conserved_without_damping_or_contacts():
-    sc = scene.load("1Pb", ["slinky.C_D=0"])
+    sc = loader.load("1Pb", ["slinky.C_D=0"])
     spec = sc.slinkies[0]
     times = np.linspace(0, 0.3, 7)
-    out, _ = reference.simulate(spec, times)
+    out, _ = integrator.simulate(spec, times)
     E = np.array([chain.energy(spec.params, q, qd) for _, q, qd, _ in out])
     swing = max(chain.kinetic_energy(spec.params, q, qd) for _, q, qd, _ in out)
     assert swing > 1e-3  # it does move
     assert np.abs(E - E[0]).max() < 1e-8 * swing
 
 
-class Spy(reference.ReferenceSolver):
+class Spy(integrator.ReferenceSolver):
     """Records the state around every impact."""
 
     def __init__(self, *a, **kw):
@@ -41,17 +41,17 @@ def test_impacts_in_a_run(name, t_end):
     """No contact ends a step below theta_min - 1e-9; after an impact the touching
     joints do not close; energy never rises at an impact; a free Slinky's linear
     momentum is unchanged by impacts."""
-    spec = scene.load(name).slinkies[0]
+    spec = loader.load(name).slinkies[0]
     p = spec.params
     r = Spy(spec)
     samples = r.advance_to(t_end, np.linspace(0, t_end, 26)[1:])
     assert len(r.events) >= 3
     for _, q, _, _ in samples:
-        assert q[3:].min() >= p.theta_min - 1e-9
+        assert q[chain.BASE:].min() >= p.theta_min - 1e-9
     for q0, qd0, q1, qd1 in r.events:
         free = bool(r.s.free)
-        touching = q1[3:] <= p.theta_min + reference.TOUCH
-        assert qd1[3:][touching].min() >= -1e-9
+        touching = q1[chain.BASE:] <= p.theta_min + chain.TOUCHING
+        assert qd1[chain.BASE:][touching].min() >= -1e-9
         assert chain.kinetic_energy(p, q1, qd1) <= chain.kinetic_energy(p, q0, qd0) + 1e-14
         if free and name == "drop-plastic":
             mom = [chain.centre_velocities(q, v, p.R).sum(axis=0) * p.m
@@ -62,16 +62,16 @@ def test_impacts_in_a_run(name, t_end):
 def test_paper_rule_is_an_option():
     """The paper's pairwise rule also stops the touching joints, but it is not the
     rigid law: the two runs part."""
-    sc = scene.load("3Pa")
+    sc = loader.load("3Pa")
     spec = sc.slinkies[0]
     paper = spec.__class__(**{**spec.__dict__, "contact": ContactSpec(law="paper")})
     times = np.linspace(0, 0.15, 4)
-    a, _ = reference.simulate(spec, times)
-    b, sb = reference.simulate(paper, times)
+    a, _ = integrator.simulate(spec, times)
+    b, sb = integrator.simulate(paper, times)
     assert sb["impacts"] >= 1
     assert max(np.abs(x[1] - y[1]).max() for x, y in zip(a, b, strict=True)) > 1e-6
     for _, q, _, _ in b:
-        assert q[3:].min() >= spec.params.theta_min - 1e-9
+        assert q[chain.BASE:].min() >= spec.params.theta_min - 1e-9
 
 
 def test_recorded_npz_fields():

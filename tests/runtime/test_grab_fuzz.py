@@ -13,20 +13,20 @@ import pytest
 from runs import drive
 
 from slinky3d.dynamics.solver import grab_defaults, warm_up
-from slinky3d.runtime.simulation import Simulation
-from slinky3d.runtime.thread import (
+from slinky3d.runtime.commands import (
     Grab,
     LogEntry,
     Move,
     Release,
     Reset,
-    SimThread,
     Step,
     advance,
     apply,
     replay,
 )
-from slinky3d.scene import loader as scene
+from slinky3d.runtime.simulation import Simulation
+from slinky3d.runtime.thread import SimThread
+from slinky3d.scene import loader
 
 NCMD = 2500
 
@@ -129,7 +129,7 @@ def _compiled():
                                         ("drop-plastic", NCMD // 2)])
 def test_random_grabs_never_break(name, ncmd):
     """drop-plastic: a free Slinky (let go at 0.2 s), grabbed and flung about."""
-    sc = scene.load(name)
+    sc = loader.load(name)
     log = script(sc, seed=7, ncmd=ncmd)
     assert sum(isinstance(c, Grab) for _, c in log) > ncmd // 8
     far = [c for _, c in log if isinstance(c, Move) and not isinstance(c.target, str)
@@ -152,7 +152,7 @@ def test_random_grabs_never_break(name, ncmd):
 def test_random_grabs_through_the_thread():
     """The same kind of script sent to the thread (deterministically, by Step(n)):
     it never reports an error and ends in the state of the offline run."""
-    sc = scene.load("hanging-plastic")
+    sc = loader.load("hanging-plastic")
     log = script(sc, seed=11, ncmd=600)
     nsteps = log[-1][0] + 5
     th = SimThread(sc, realtime=False)
@@ -169,7 +169,7 @@ def test_random_grabs_through_the_thread():
 
 
 def test_script_is_a_function_of_the_seed():
-    sc = scene.load("hanging-plastic")
+    sc = loader.load("hanging-plastic")
     a, b = script(sc, 3, 200), script(sc, 3, 200)
     assert [s for s, _ in a] == [s for s, _ in b]
     assert repr(a) == repr(b)

@@ -11,9 +11,7 @@ import pytest
 from runs import drive
 
 from slinky3d.dynamics.solver import warm_up
-from slinky3d.runtime.simulation import Simulation
-from slinky3d.runtime.snapshot import lerp
-from slinky3d.runtime.thread import (
+from slinky3d.runtime.commands import (
     Fault,
     Grab,
     Load,
@@ -22,13 +20,15 @@ from slinky3d.runtime.thread import (
     Release,
     Reset,
     Resume,
-    SimThread,
     Step,
     TimeScale,
     TogglePause,
     replay,
 )
-from slinky3d.scene import loader as scene
+from slinky3d.runtime.simulation import Simulation
+from slinky3d.runtime.snapshot import lerp
+from slinky3d.runtime.thread import SimThread
+from slinky3d.scene import loader
 
 SCRIPT = [(0, Grab(0, 75, (0.05, -0.1))), (40, Move(0, (0.3, 0.1))), (41, Move(0, (2.0, 1.0))),
           (90, Release(0)), (130, Grab(0, 30)), (131, Move(0, (-0.2, -0.3))), (200, Reset()),
@@ -43,7 +43,7 @@ def _compiled():
 
 @pytest.fixture
 def plastic():
-    return scene.load("hanging-plastic")
+    return loader.load("hanging-plastic")
 
 
 @pytest.fixture
@@ -228,7 +228,7 @@ def test_bad_commands_are_refused(plastic, thread):
 
 def test_load_and_reset(plastic, thread):
     th = thread(realtime=False)
-    steel = scene.load("hanging-steel")
+    steel = loader.load("hanging-steel")
     th.send(Step(20))
     th.send(Load(steel))
     th.send(Step(5))

@@ -5,13 +5,14 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from scipy.ndimage import binary_dilation
+from shapes import hanging_snapshot
 
 from slinky3d.errors import ShaderError, SlinkyError
 from slinky3d.resources import shader_path
 from slinky3d.runtime.snapshot import Snapshot
 from slinky3d.scene.look import CameraHint, Look
-from slinky3d.viewer import geometry as geo
-from slinky3d.viewer.gl import programs as shaders
+from slinky3d.viewer import helix
+from slinky3d.viewer.gl import programs
 
 SIZE = (320, 240)
 FLAT = (0.2, 0.3, 0.4)  # background without a gradient: exactly one colour
@@ -20,7 +21,7 @@ BARE = Look(floor=False, anchor="none", background_top=FLAT, background_bottom=F
 
 # -- preprocessing, no GL ----------------------------------------------------------
 def test_preprocess_stage_sections_and_line_map():
-    vs = shaders.preprocess("helix.glsl", "vertex", {"STEEL": ""})
+    vs = programs.preprocess("helix.glsl", "vertex", {"STEEL": ""})
     lines = vs.text.splitlines()
     assert lines[0] == "#version 330 core" and lines[1] == "#define VERTEX_SHADER"
     assert "#define STEEL" in lines[:4]
@@ -30,7 +31,7 @@ def test_preprocess_stage_sections_and_line_map():
     assert file == str(shader_path("helix.glsl"))
     assert shader_path("helix.glsl").read_text().splitlines()[line - 1] == lines[i]
     # The fragment stage pastes common.glsl; its lines map to common.glsl.
-    fs = shaders.preprocess("helix.glsl", "fragment", {"STEEL": ""})
+    fs = programs.preprocess("helix.glsl", "fragment", {"STEEL": ""})
     j = next(k for k, ln in enumerate(fs.text.splitlines()) if "vec3 tonemap(" in ln)
     assert fs.locate(j + 1)[0] == str(shader_path("common.glsl"))
     assert "#include" not in fs.text
@@ -38,28 +39,28 @@ def test_preprocess_stage_sections_and_line_map():
 
 def test_preprocess_errors(tmp_path):
     with pytest.raises(ValueError):
-        shaders.preprocess("helix.glsl", "geometry")
+        programs.preprocess("helix.glsl", "geometry")
     (tmp_path / "a.glsl").write_text('#include "missing.glsl"\n')
     with pytest.raises(ShaderError, match="missing.glsl"):
-        shaders.preprocess("a.glsl", "vertex", root=tmp_path)
+        programs.preprocess("a.glsl", "vertex", root=tmp_path)
     (tmp_path / "b.glsl").write_text("#version 410\nvoid main() {}\n")
     with pytest.raises(ShaderError, match=r"b.glsl:1: #version"):
-        shaders.preprocess("b.glsl", "vertex", root=tmp_path)
+        programs.preprocess("b.glsl", "vertex", root=tmp_path)
 
 
 @pytest.mark.parametrize("log", ["0:4(12): error: `foo' undeclared",  # Mesa
                                  "0(4) : error C1008: undefined variable \"foo\""])  # NVIDIA
 def test_explain_driver_logs(tmp_path, log):
     (tmp_path / "p.glsl").write_text("// one\n// two\nvoid main() {}\n")
-    src = shaders.preprocess("p.glsl", "fragment", root=tmp_path)  # 2 generated lines first
-    msg = shaders.explain(log, src, "fragment")
+    src = programs.preprocess("p.glsl", "fragment", root=tmp_path)  # 2 generated lines first
+    msg = programs.explain(log, src, "fragment")
     assert msg.startswith(f"{tmp_path / 'p.glsl'}:2: fragment shader:") and "foo" in msg
 
 
 # -- GL ----------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def ctx():
-    from slinky3d.viewer.gl.quality import headless_context
+    from slinky3d.viewer.gl.context import headless_context
 
     c = headless_context()
     yield c
@@ -83,13 +84,13 @@ def renderer(ctx):
 
 
 def two_slinkies() -> Snapshot:
-    a = geo.hanging_snapshot("steel", stretch=0.15).slinkies[0]
-    b = geo.hanging_snapshot("plastic", stretch=0.3, anchor=(0.25, 0.0)).slinkies[0]
+    a = hanging_snapshot("steel", stretch=0.15).slinkies[0]
+    b = hanging_snapshot("plastic", stretch=0.3, anchor=(0.25, 0.0)).slinkies[0]
     return Snapshot(t=0.0, slinkies=(a, b))
 
 
 def draw(r, snap, look, hint=None, stage=None):
-    from slinky3d.viewer.gl.renderer import frame_snapshot
+    from slinky3d.viewer.camera import frame_snapshot
 
     cam = frame_snapshot(snap, r.size, hint, stage)
     r.render(snap, look, cam, stage)
@@ -101,7 +102,7 @@ def slinky_mask(snap, cam, size, grow: int) -> np.ndarray:
     w, h = size
     m = np.zeros((h, w), bool)
     for sl in snap.slinkies:
-        px = cam.project(geo.centre_line(sl, 65).reshape(-1, 3), w, h)
+        px = cam.project(helix.centre_line(sl, 65).reshape(-1, 3), w, h)
         ij = np.round(px).astype(int)
         ok = (ij[:, 0] >= 0) & (ij[:, 0] < w) & (ij[:, 1] >= 0) & (ij[:, 1] < h)
         m[ij[ok, 1], ij[ok, 0]] = True
@@ -134,9 +135,9 @@ def test_pixels_where_the_projection_puts_the_slinky(renderer, hint):
 def test_same_snapshot_same_pixels(ctx, renderer):
     from slinky3d.viewer.gl.renderer import Renderer
 
-    snap = geo.hanging_snapshot("steel")
+    snap = hanging_snapshot("steel")
     a, _ = draw(renderer, snap, Look())
-    draw(renderer, geo.hanging_snapshot("plastic"), Look(rainbow=True))  # something else
+    draw(renderer, hanging_snapshot("plastic"), Look(rainbow=True))  # something else
     b, _ = draw(renderer, snap, Look())
     assert np.array_equal(a, b)
     fresh = Renderer(ctx, SIZE, quality="software")
@@ -150,7 +151,7 @@ def mean_colour(img, mask):
 
 @pytest.mark.gl
 def test_materials_change_the_colours(renderer):
-    snap = geo.hanging_snapshot("plastic", stretch=0.25)
+    snap = hanging_snapshot("plastic", stretch=0.25)
     hint = CameraHint(yaw_deg=0.0, pitch_deg=5.0)
     bg = np.round(np.array(FLAT) * 255).astype(np.uint8)
     out = {}
@@ -177,9 +178,9 @@ def test_materials_change_the_colours(renderer):
 
 @pytest.mark.gl
 def test_floor_receives_the_shadow(renderer):
-    from slinky3d.viewer.gl.quality import stage_for
+    from slinky3d.viewer.stage import stage_for
 
-    snap = geo.hanging_snapshot("plastic", stretch=0.25)
+    snap = hanging_snapshot("plastic", stretch=0.25)
     look = Look(anchor="none")
     stage = stage_for(look, snap)
     hint = CameraHint(yaw_deg=10.0, pitch_deg=30.0)
@@ -218,23 +219,23 @@ def test_gpu_preset_msaa_and_numpy_extrusion_agree(ctx, renderer):
 def test_vertex_shader_matches_numpy_extrusion(ctx):
     import moderngl
 
-    sl = geo.hanging_snapshot("steel", stretch=0.2).slinkies[0]
-    tpl = geo.template(6)
-    prog = shaders.program(ctx, "helix.glsl", {"DEPTH_ONLY": ""}, varyings=("v_pos",))
+    sl = hanging_snapshot("steel", stretch=0.2).slinkies[0]
+    tpl = helix.template(6)
+    prog = programs.program(ctx, "helix.glsl", {"DEPTH_ONLY": ""}, varyings=("v_pos",))
     w = 0.0026
     for k, v in (("R", sl.R), ("half_width", w / 2), ("pixel_size", 0.0),
-                 ("half_thick", geo.wire_thickness(sl) / 2)):
+                 ("half_thick", helix.wire_thickness(sl) / 2)):
         if k in prog:
             prog[k].value = v
     prog["vp"].write(np.eye(4, dtype="f4").tobytes())
     vbo = ctx.buffer(tpl.vertices.tobytes())
-    inst = ctx.buffer(geo.instances(sl).tobytes())
+    inst = ctx.buffer(helix.instances(sl).tobytes())
     vao = ctx.vertex_array(prog, [(vbo, "3f 2f", "in_vert", "in_face"),
                                   (inst, "4f 2f/i", "in_hoop", "in_hoop2")], skip_errors=True)
     out = ctx.buffer(reserve=sl.N * len(tpl.vertices) * 12)
     vao.transform(out, moderngl.POINTS, vertices=len(tpl.vertices), instances=sl.N)
     gpu = np.frombuffer(out.read(), "f4").reshape(-1, 3)
-    cpu = geo.extrude(sl, w, tpl).positions
+    cpu = helix.extrude(sl, w, tpl).positions
     assert np.max(np.abs(gpu - cpu)) < 2e-6
 
 
@@ -251,7 +252,7 @@ def test_broken_shader_names_file_and_line(ctx, tmp_path):
         "}\n"
         "#endif\n")
     with pytest.raises(ShaderError) as e:
-        shaders.program(ctx, "broken.glsl", root=tmp_path)
+        programs.program(ctx, "broken.glsl", root=tmp_path)
     assert str(e.value).startswith(f"{tmp_path / 'broken.glsl'}:6: fragment shader:")
     assert "missing_value" in str(e.value)
     (tmp_path / "user.glsl").write_text(
@@ -262,7 +263,7 @@ def test_broken_shader_names_file_and_line(ctx, tmp_path):
         "out vec4 f;\nvoid main() { f = vec4(1.0); }\n"
         "#endif\n")
     with pytest.raises(ShaderError, match=r"inc.glsl:2: vertex shader:"):
-        shaders.program(ctx, "user.glsl", root=tmp_path)
+        programs.program(ctx, "user.glsl", root=tmp_path)
 
 
 def test_quality_detection():
@@ -287,24 +288,23 @@ def test_floor_goes_below_where_the_slinky_gets():
     from slinky3d.runtime.simulation import Simulation
     from slinky3d.scene.loader import load
     from slinky3d.scene.reach import reach_of
-    from slinky3d.viewer import geometry as g
 
     sc = load("1Pa")  # anchor held, far end released: swings down to hang
     hang, fall = reach_of(sc)
     assert fall is None
-    low = g.bounds(Simulation(sc).snapshot(), pad=0.0)[0][1]
+    low = helix.bounds(Simulation(sc).snapshot(), pad=0.0)[0][1]
     assert hang < low - 0.3  # well below the U it starts in
     sc = load("drop-plastic")  # let go at 0.2 s, 0.6 s long
     hang, fall = reach_of(sc)
     assert hang is None
-    low = g.bounds(Simulation(sc).snapshot(), pad=0.0)[0][1]
+    low = helix.bounds(Simulation(sc).snapshot(), pad=0.0)[0][1]
     assert fall == pytest.approx(low - 0.5 * 9.81 * 0.4**2, abs=1e-6)
 
 
 @pytest.mark.parametrize("text, ok", [("1280x720", (1280, 720)), (" 64X48 ", (64, 48)),
                                       ("1280", None), ("0x10", None), ("axb", None)])
 def test_size_option(text, ok):
-    from slinky3d.viewer.commands import parse_size
+    from slinky3d.viewer.jobs import parse_size
 
     if ok:
         assert parse_size(text) == ok
@@ -314,7 +314,7 @@ def test_size_option(text, ok):
 
 
 def test_camera_option():
-    from slinky3d.viewer.commands import parse_camera_option
+    from slinky3d.viewer.jobs import parse_camera_option
 
     c = parse_camera_option("yaw=30, pitch_deg=-10,distance=1.5,target=0:-0.4:0,fov=40")
     assert (c.yaw_deg, c.pitch_deg, c.distance, c.fov_deg) == (30, -10, 1.5, 40)
@@ -328,7 +328,7 @@ def test_camera_option():
 
 @pytest.mark.gl
 def test_stairs_and_holders_are_drawn(renderer):
-    snap = geo.hanging_snapshot("plastic", stretch=0.25)
+    snap = hanging_snapshot("plastic", stretch=0.25)
     low = snap.slinkies[0].ends[:, 1].min()
     look = replace(BARE, stairs=((-0.3, -0.05, low - 0.05),), anchor="post")
     img, cam = draw(renderer, snap, look, CameraHint(yaw_deg=20.0, pitch_deg=20.0))

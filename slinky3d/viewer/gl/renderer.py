@@ -16,21 +16,14 @@ import numpy as np
 from pyrr import matrix44
 
 from slinky3d.runtime.snapshot import Snapshot
-from slinky3d.scene.look import CameraHint, Look
-from slinky3d.viewer import geometry as geo
-from slinky3d.viewer.camera import OrbitCamera, frame_box
+from slinky3d.scene.look import Look
+from slinky3d.viewer import helix, props
+from slinky3d.viewer.camera import OrbitCamera, corners
+from slinky3d.viewer.colour import LIGHT_DIR, floor_colours, lin
+from slinky3d.viewer.gl.context import set_uniform
 from slinky3d.viewer.gl.programs import program
-from slinky3d.viewer.gl.quality import (
-    LIGHT_DIR,
-    Quality,
-    Stage,
-    choose_quality,
-    corners,
-    floor_colours,
-    lin,
-    stage_for,
-)
-from slinky3d.viewer.gl.quality import set_uniform as _set
+from slinky3d.viewer.gl.quality import Quality, choose_quality
+from slinky3d.viewer.stage import Stage, stage_for
 
 HOLDER_COLOUR = (0.30, 0.31, 0.33, 1.0)  # rgb + gloss
 LODS = (6, 8, 12, 16, 24)  # segments per half turn below the preset's maximum
@@ -47,10 +40,10 @@ class Renderer:
         self.quality: Quality = choose_quality(ctx, quality)
         self.extrusion = extrusion  # "gpu" (instanced) or "numpy" (benchmark comparison)
         q = self.quality
-        self.template = geo.template(q.segments)
+        self.template = helix.template(q.segments)
         # Shadows: each half hoop as a coarse zero-thickness ribbon (its thickness is far
         # below a shadow texel, and on a software rasterizer triangles are the cost).
-        self.shadow_template = geo.template(max(6, q.segments // 2), ribbon=True)
+        self.shadow_template = helix.template(max(6, q.segments // 2), ribbon=True)
         d = {"SHADOW_TAPS": str(q.shadow_taps)}
         ds = d if q.self_shadow else {"SHADOW_TAPS": "0"}
         p = self.progs = {
@@ -88,8 +81,10 @@ class Renderer:
         self.shadow_tex.repeat_x = self.shadow_tex.repeat_y = False
         self._shadow_fbo = ctx.framebuffer(depth_attachment=self.shadow_tex)
         self._mesh_vaos: dict[str, moderngl.VertexArray] = {}
-        self._decor_key, self._decor_mesh = None, np.zeros((0, 10), "f4")
+        self._decor_key: tuple | None = None  # what the props were last built for
+        self._decor_mesh = np.zeros((0, 10), "f4")
         self.profile: dict[str, list[float]] | None = None  # {} to time each pass
+        self._t = 0.0  # process time of the last profiling tick
         self.size = (0, 0)
         self.resize(size)
 
@@ -106,7 +101,7 @@ class Renderer:
 
         self._msaa = target(q.samples) if q.samples else None
         self._backdrop = target(q.samples)
-        self._backdrop_key = None
+        self._backdrop_key: tuple | None = None
         self._scene_tex = ctx.texture((w, h), 4)
         self._scene_tex.filter = (moderngl.LINEAR, moderngl.LINEAR)
         self._scene_tex.repeat_x = self._scene_tex.repeat_y = False
@@ -131,7 +126,7 @@ class Renderer:
         self.last_triangles = {"main": 0, "shadow": 0}
         stage = stage or stage_for(look, snap)
         boxes = self._decor(snap, look, stage.floor_y)
-        lo, hi = geo.bounds(snap, pad=0.02)
+        lo, hi = helix.bounds(snap, pad=0.02)
         slinky_box = (lo.copy(), hi.copy())
         if len(boxes):
             lo = np.minimum(lo, boxes[:, :3].min(axis=0))
@@ -175,7 +170,7 @@ class Renderer:
         self._tick("floor")
         # Anti-aliasing and output.
         out = target or self._out
-        if self._msaa is not None:
+        if self._msaa_c is not None:  # MSAA
             # Resolve into our own buffer (same format), then copy out like the rest:
             # a resolving blit into a window of another format is an error.
             ctx.copy_framebuffer(self._scene, self._msaa_c)
@@ -190,8 +185,8 @@ class Renderer:
             ctx.disable(moderngl.DEPTH_TEST)
             self._scene_tex.use(1)
             fx = self.progs["fxaa"]
-            _set(fx, "image", 1)
-            _set(fx, "texel", (1.0 / w, 1.0 / h))
+            set_uniform(fx, "image", 1)
+            set_uniform(fx, "texel", (1.0 / w, 1.0 / h))
             self._fxaa_vao.render(moderngl.TRIANGLES, vertices=3)
             ctx.scissor = None
         elif out is not self._scene:
@@ -223,7 +218,7 @@ class Renderer:
     def _template(self, segments: int | None):
         """GL buffers of the template with that many segments (None: the shadow ribbon)."""
         if segments not in self._tpl:
-            t = self.shadow_template if segments is None else geo.template(segments)
+            t = self.shadow_template if segments is None else helix.template(segments)
             self._tpl[segments] = (self.ctx.buffer(t.vertices.tobytes()),
                                    self.ctx.buffer(t.indices.tobytes()), t)
         return self._tpl[segments]
@@ -260,8 +255,8 @@ class Renderer:
                              view_proj, common)
         ctx.depth_func = "<="  # at the far plane, behind everything
         bg = self.progs["background"]
-        _set(bg, "bg_top", look.background_top)
-        _set(bg, "bg_bottom", look.background_bottom)
+        set_uniform(bg, "bg_top", look.background_top)
+        set_uniform(bg, "bg_bottom", look.background_bottom)
         self._bg_vao.render(moderngl.TRIANGLES, vertices=3)
         ctx.depth_func = "<"
 
@@ -275,7 +270,7 @@ class Renderer:
                      ("tile", 0.1 if stage.size < 3 else 1.0),
                      ("bg_top", look.background_top), ("bg_bottom", look.background_bottom),
                      ("floor_lit", lit), ("floor_dark", dark)):
-            _set(prog, k, v)
+            set_uniform(prog, k, v)
         self._floor_vaos[name].render(moderngl.TRIANGLE_STRIP)
 
     def _shadow_rect(self, lo, hi, stage: Stage):
@@ -317,11 +312,11 @@ class Renderer:
         parts = []
         for sl in snap.slinkies:
             if look.anchor == "post":
-                parts += geo.holder_boxes(sl, floor_y, HOLDER_COLOUR)
+                parts += props.holder_boxes(sl, floor_y, HOLDER_COLOUR)
             elif look.anchor == "hand":
-                parts += geo.hand_boxes(sl, SKIN_COLOUR)
-            parts += geo.grab_boxes(sl, GRAB_COLOUR)
-        parts += geo.stair_boxes(look.stairs, look.stairs_depth, floor_y,
+                parts += props.hand_boxes(sl, SKIN_COLOUR)
+            parts += props.grab_boxes(sl, GRAB_COLOUR)
+        parts += props.stair_boxes(look.stairs, look.stairs_depth, floor_y,
                                  (*look.stairs_colour, 0.0))
         return np.concatenate(parts) if parts else np.zeros((0, 10), "f4")
 
@@ -351,21 +346,21 @@ class Renderer:
                 prog = self.progs["np_" + material]
                 self._uniforms(prog, vp, common)
                 self._material(prog, look)
-                seg = self._segments_for(sl, common["eye"], common["pixel_size"])
-                self._draw_numpy(sl, width, prog, self._template(seg)[2])
-                self.last_triangles["main"] += sl.N * self._template(seg)[2].triangles
+                lod = self._segments_for(sl, common["eye"], common["pixel_size"])
+                self._draw_numpy(sl, width, prog, self._template(lod)[2])
+                self.last_triangles["main"] += sl.N * self._template(lod)[2].triangles
                 continue
             name = "helix_depth" if depth else "helix_" + material
             prog = self.progs[name]
             self._uniforms(prog, vp, common)
             self._material(prog, look)
-            _set(prog, "R", sl.R)
-            _set(prog, "half_width", 0.5 * width)
-            _set(prog, "half_thick", 0.5 * geo.wire_thickness(sl))
-            _set(prog, "pixel_size", 0.0 if depth else common["pixel_size"])
+            set_uniform(prog, "R", sl.R)
+            set_uniform(prog, "half_width", 0.5 * width)
+            set_uniform(prog, "half_thick", 0.5 * helix.wire_thickness(sl))
+            set_uniform(prog, "pixel_size", 0.0 if depth else common["pixel_size"])
             seg = None if depth else self._segments_for(sl, common["eye"], common["pixel_size"])
             buf, vao, tpl = self._helix_vao(i, sl.N, name, seg)
-            buf.write(_near_first(geo.instances(sl), common["eye"], sl.R).tobytes())
+            buf.write(_near_first(helix.instances(sl), common["eye"], sl.R).tobytes())
             vao.render(moderngl.TRIANGLES, instances=sl.N)
             self.last_triangles["shadow" if depth else "main"] += sl.N * tpl.triangles
 
@@ -386,7 +381,7 @@ class Renderer:
 
     def _draw_numpy(self, sl, width: float, prog, tpl) -> None:
         """The numpy-extrusion path (benchmark only): whole mesh built and uploaded."""
-        m = geo.extrude(sl, width, tpl)
+        m = helix.extrude(sl, width, tpl)
         data = np.c_[m.positions, m.normals, m.tangents, m.along].astype("f4")
         vbo = self.ctx.buffer(data.tobytes())
         ibo = self.ctx.buffer(m.indices.tobytes())
@@ -398,13 +393,13 @@ class Renderer:
             o.release()
 
     def _uniforms(self, prog, vp, common) -> None:
-        _set(prog, "vp", vp)
+        set_uniform(prog, "vp", vp)
         for k, v in common.items():
-            _set(prog, k, v)
+            set_uniform(prog, k, v)
 
     def _material(self, prog, look: Look) -> None:
-        _set(prog, "albedo_lin", lin(look.colour))
-        _set(prog, "rainbow", int(look.rainbow))
+        set_uniform(prog, "albedo_lin", lin(look.colour))
+        set_uniform(prog, "rainbow", int(look.rainbow))
 
 
 def _bytes(a) -> bytes | None:
@@ -428,25 +423,3 @@ def _screen_rect(cam: OrbitCamera, lo, hi, w: int, h: int, pad: int = 6):
     x0, x1 = int(max(px[:, 0].min() - pad, 1)), int(min(px[:, 0].max() + pad, w - 1))
     y0, y1 = int(max(h - px[:, 1].max() - pad, 1)), int(min(h - px[:, 1].min() + pad, h - 1))
     return (x0, y0, max(x1 - x0, 0), max(y1 - y0, 0))
-
-
-def frame_snapshots(snaps, size: tuple[int, int], hint: CameraHint | None = None,
-                    stage: Stage | None = None, reach: float | None = None) -> OrbitCamera:
-    """The default camera: every Slinky of every snapshot in view, down to `reach` (the
-    lowest y expected), and the floor under them when it is close (a hint's values
-    override the framing)."""
-    boxes = [geo.bounds(s, pad=0.01) for s in snaps]
-    lo = np.min([b[0] for b in boxes], axis=0)
-    hi = np.max([b[1] for b in boxes], axis=0)
-    if reach is not None:
-        lo[1] = min(lo[1], reach)
-    # Show the floor when it is close under the Slinky; a far one would shrink the view.
-    if stage is not None and lo[1] - stage.floor_y < 0.3 * (hi[1] - lo[1]):
-        lo[1] = min(lo[1], stage.floor_y)
-    return frame_box(lo, hi, size[0] / size[1], hint)
-
-
-def frame_snapshot(snap: Snapshot, size: tuple[int, int], hint: CameraHint | None = None,
-                   stage: Stage | None = None) -> OrbitCamera:
-    """`frame_snapshots` for one snapshot."""
-    return frame_snapshots((snap,), size, hint, stage)

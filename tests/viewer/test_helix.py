@@ -1,16 +1,15 @@
 """Helix extrusion in numpy: side view is the bar, coils touch at theta_min, windings."""
 
-from dataclasses import replace
-
 import numpy as np
 import pytest
+from shapes import hanging_snapshot
 
-from slinky3d.viewer import geometry as geo
+from slinky3d.viewer import helix
 
 
 @pytest.fixture(params=["plastic", "steel"])
 def snap(request):
-    return geo.hanging_snapshot(request.param, stretch=0.2)
+    return hanging_snapshot(request.param, stretch=0.2)
 
 
 def point_line_distance(p, a, b):
@@ -21,7 +20,7 @@ def point_line_distance(p, a, b):
 
 def test_side_view_is_the_bar(snap):
     sl = snap.slinkies[0]
-    pts = geo.centre_line(sl, 33)
+    pts = helix.centre_line(sl, 33)
     e = sl.ends
     # Ends of every half turn are the bar's end points, in the plane z = 0.
     assert np.allclose(pts[:, 0, :2], e[:-1]) and np.allclose(pts[:, -1, :2], e[1:])
@@ -37,9 +36,9 @@ def test_side_view_is_the_bar(snap):
 def test_mesh_side_view_stays_within_wire_of_bar(snap):
     sl = snap.slinkies[0]
     w = 0.003
-    mesh = geo.extrude(sl, w, geo.template(12))
+    mesh = helix.extrude(sl, w, helix.template(12))
     per = mesh.positions.reshape(sl.N, -1, 3)
-    t = geo.wire_thickness(sl)
+    t = helix.wire_thickness(sl)
     for k in range(sl.N):
         d = point_line_distance(per[k, :, :2], sl.ends[k], sl.ends[k + 1])
         # The radial extent only leaves the bar's line where the wire turns (s near 0, pi).
@@ -47,11 +46,11 @@ def test_mesh_side_view_stays_within_wire_of_bar(snap):
 
 
 def test_thickness_makes_collapsed_coils_touch():
-    snap = geo.hanging_snapshot("steel", stretch=0.0)  # every joint at theta_min
+    snap = hanging_snapshot("steel", stretch=0.0)  # every joint at theta_min
     sl = snap.slinkies[0]
-    t = geo.wire_thickness(sl)
+    t = helix.wire_thickness(sl)
     assert t == pytest.approx(sl.pitch * np.cos(sl.theta_min), rel=1e-12)
-    pts = geo.centre_line(sl, 17)
+    pts = helix.centre_line(sl, 17)
     for k in range(0, sl.N - 2, 7):
         d = point_line_distance(pts[k + 2, :, :2], sl.ends[k], sl.ends[k + 1])
         # Parallel at a centre distance of exactly one thickness: faces touch, no gap.
@@ -60,8 +59,8 @@ def test_thickness_makes_collapsed_coils_touch():
 
 def test_same_side_hoops_never_closer_than_thickness(snap):
     sl = snap.slinkies[0]
-    t = geo.wire_thickness(sl)
-    pts = geo.centre_line(sl, 17)
+    t = helix.wire_thickness(sl)
+    pts = helix.centre_line(sl, 17)
     gaps = [point_line_distance(pts[k + 2, :, :2], sl.ends[k], sl.ends[k + 1]).min()
             for k in range(sl.N - 2)]
     # Where a stretched joint meets a collapsed one the hoops are not quite parallel: the
@@ -73,9 +72,9 @@ def test_same_side_hoops_never_closer_than_thickness(snap):
 
 def test_triangles_face_outward(snap):
     sl = snap.slinkies[0]
-    tpl = geo.template(8)
+    tpl = helix.template(8)
     assert tpl.triangles == 8 * 8
-    mesh = geo.extrude(sl, 0.003, tpl)
+    mesh = helix.extrude(sl, 0.003, tpl)
     assert len(mesh.indices) == sl.N * tpl.triangles
     p = mesh.positions[mesh.indices]  # (T, 3, 3)
     geo_n = np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0])
@@ -86,7 +85,7 @@ def test_triangles_face_outward(snap):
 
 def test_instances_match_frames(snap):
     sl = snap.slinkies[0]
-    inst = geo.instances(sl)
+    inst = helix.instances(sl)
     assert inst.shape == (sl.N, 6) and inst.dtype == np.float32
     assert np.allclose(inst[:, :2], 0.5 * (sl.ends[1:] + sl.ends[:-1]), atol=1e-7)
     assert np.allclose(np.linalg.norm(inst[:, 2:4], axis=1), 1.0, atol=1e-6)
@@ -95,53 +94,6 @@ def test_instances_match_frames(snap):
 
 
 def test_bounds_contain_mesh(snap):
-    lo, hi = geo.bounds(snap, pad=0.004)
-    mesh = geo.extrude(snap.slinkies[0], 0.003, geo.template(8))
+    lo, hi = helix.bounds(snap, pad=0.004)
+    mesh = helix.extrude(snap.slinkies[0], 0.003, helix.template(8))
     assert np.all(mesh.positions >= lo) and np.all(mesh.positions <= hi)
-
-
-def test_box_faces_outward():
-    axes = np.array([[np.cos(0.3), np.sin(0.3), 0], [-np.sin(0.3), np.cos(0.3), 0], [0, 0, 1]])
-    b = geo.box([1.0, 2.0, 3.0], (0.1, 0.2, 0.3), (1, 1, 1, 1), axes)
-    p = b[:, :3].reshape(-1, 3, 3)
-    geo_n = np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0])
-    assert np.all(np.einsum("ij,ij->i", geo_n, b[::3, 3:6]) > 0)
-    assert np.allclose(p.reshape(-1, 3).mean(axis=0), [1, 2, 3])
-
-
-def test_holders_only_at_held_ends(snap):
-    sl = snap.slinkies[0]
-    assert len(geo.holder_boxes(sl, -1.0, (1, 1, 1, 1))) == 3
-    both = replace(sl, far_held=True)
-    assert len(geo.holder_boxes(both, -1.0, (1, 1, 1, 1))) == 6
-    assert geo.holder_boxes(replace(sl, anchor_held=False), -1.0, (1, 1, 1, 1)) == []
-    # The plate sits beside the first half hoop, not inside the coils.
-    plate = geo.holder_boxes(sl, -1.0, (1, 1, 1, 1))[0][:, :3]
-    t = geo.wire_thickness(sl)
-    d = point_line_distance(plate[:, :2], sl.ends[0], sl.ends[1])
-    assert d.min() >= 0.5 * t - 1e-9
-    assert plate[:, 1].min() > sl.ends[2:, 1].max()  # hanging: the plate is on top
-
-
-def test_hand_holds_from_outside(snap):
-    sl = snap.slinkies[0]
-    assert geo.hand_boxes(replace(sl, anchor_held=False), (1, 1, 1, 1)) == []
-    hand = np.concatenate(geo.hand_boxes(sl, (1, 1, 1, 1)))[:, :3]
-    t = geo.wire_thickness(sl)
-    # Every corner is outside the first half hoop's slab or beyond its bulge in z.
-    d = point_line_distance(hand[:, :2], sl.ends[0], sl.ends[1])
-    above = hand[:, 1] > sl.ends[:2, 1].min()  # hanging: the hand is on top
-    assert np.all((d >= 0.5 * t - 1e-9) & above | (np.abs(hand[:, 2]) >= sl.R))
-    assert len(geo.hand_boxes(replace(sl, far_held=True), (1, 1, 1, 1))) == 14
-
-
-def test_grab_rod_from_point_to_target(snap):
-    sl = snap.slinkies[0]
-    assert geo.grab_boxes(sl, (1, 1, 1, 1)) == []
-    g = replace(sl, grab=np.array([0.3, -0.1]), grab_point=sl.ends[-1])
-    cube, rod = geo.grab_boxes(g, (1, 1, 1, 1))
-    assert np.allclose(cube[:, :3].mean(axis=0), [0.3, -0.1, 0.0])
-    p = rod[:, :3]
-    assert np.allclose(p.mean(axis=0)[:2], 0.5 * (sl.ends[-1] + [0.3, -0.1]))
-    assert np.ptp(p @ np.r_[(g.grab - sl.ends[-1]) / np.linalg.norm(g.grab - sl.ends[-1]), 0]) \
-        == pytest.approx(np.linalg.norm(g.grab - sl.ends[-1]))

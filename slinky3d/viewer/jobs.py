@@ -1,4 +1,5 @@
-"""The `screenshot` and `run` subcommands (registered by slinky3d.cli)."""
+"""The viewer's two jobs: `screenshot` (one frame, headless, to a PNG) and `run` (the
+scene played in a window). slinky3d.cli declares their options and calls them."""
 
 from __future__ import annotations
 
@@ -8,49 +9,23 @@ import re
 from pathlib import Path
 from typing import Any
 
-from slinky3d.errors import SceneError, SlinkyError
-from slinky3d.scene.look import CameraHint, merge_camera, parse_camera
-from slinky3d.scene.reach import lowest, reach_of
+import numpy as np
+from PIL import Image
 
-QUALITIES = ("auto", "gpu", "software")
+from slinky3d.errors import SceneError, SlinkyError
+from slinky3d.runtime.simulation import Simulation
+from slinky3d.runtime.snapshot import Snapshot
+from slinky3d.scene.loader import load
+from slinky3d.scene.look import CameraHint, Look, merge_camera, parse_camera
+from slinky3d.scene.reach import lowest, reach_of
+from slinky3d.viewer.camera import frame_snapshots
+from slinky3d.viewer.gl.context import headless_context
+from slinky3d.viewer.gl.quality import AUTO
+from slinky3d.viewer.gl.renderer import Renderer
+from slinky3d.viewer.stage import stage_for
+
 # Short spellings accepted on the command line for the [camera] keys.
 CAMERA_ALIASES = {"yaw": "yaw_deg", "pitch": "pitch_deg", "fov": "fov_deg"}
-
-
-def register(sub: Any) -> None:
-    """Add `screenshot` and `run` to the main parser's subparsers."""
-    shot = sub.add_parser(
-        "screenshot", help="render the scene at a time to a PNG (headless, no display)",
-        description="Simulate the scene up to --time, then render one frame off screen "
-        "(EGL; llvmpipe when there is no GPU) and write it as a PNG.")
-    shot.add_argument("scene", help="scene file or shipped scene name")
-    shot.add_argument("--time", type=str, default="0", metavar="T",
-                      help="simulated time of the frame, s (default 0: the initial shape)")
-    shot.add_argument("--out", type=Path, help="PNG file (default: SCENE_STEM.png here)")
-    _view_options(shot, "1280x720")
-    shot.set_defaults(func=cmd_screenshot)
-
-    run = sub.add_parser(
-        "run", help="play the scene in a window in real time",
-        description="Open a window and play the scene in real time from the solver thread. "
-        "Mouse: left drag orbits, right or middle drag (or shift + left) pans, wheel "
-        "zooms. Esc quits.")
-    run.add_argument("scene", help="scene file or shipped scene name")
-    _view_options(run, "1280x720")
-    run.add_argument("--frames", type=int, default=0, help=argparse.SUPPRESS)  # tests: quit
-    run.add_argument("--save-frame", type=Path, help=argparse.SUPPRESS)  # tests: last frame
-    run.set_defaults(func=cmd_run)
-
-
-def _view_options(p: argparse.ArgumentParser, size: str) -> None:
-    p.add_argument("--size", default=size, metavar="WxH", help=f"image size (default {size})")
-    p.add_argument("--camera", default="", metavar="KEY=VALUE,...",
-                   help="camera, e.g. yaw=30,pitch=10,distance=1.5,target=0:-0.4:0,fov=35 "
-                        "(degrees, metres; unset values frame the Slinky)")
-    p.add_argument("--quality", choices=QUALITIES, default="auto",
-                   help="auto (default): 'software' on a CPU rasterizer, else 'gpu'")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="override a scene value, e.g. look.rainbow=true (repeatable)")
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -93,12 +68,6 @@ def parse_time(text: str) -> float:
     return t
 
 
-def _scene(args: argparse.Namespace):
-    from slinky3d.scene.loader import load
-
-    return load(args.scene, args.set)
-
-
 def _look_and_hint(sc, args):
     from slinky3d.scene.look import Look
 
@@ -107,16 +76,15 @@ def _look_and_hint(sc, args):
     return look, merge_camera(hint, parse_camera_option(args.camera))
 
 
-def cmd_screenshot(args: argparse.Namespace) -> int:
+def screenshot(args: argparse.Namespace) -> int:
+    """`slinky3d screenshot`: simulate up to --time, render one frame, write the PNG."""
     size = parse_size(args.size)
     t = parse_time(args.time)
     parse_camera_option(args.camera)  # fail fast, before simulating
-    sc = _scene(args)
+    sc = load(args.scene, args.set)
     out = args.out or Path(Path(sc.path or args.scene).stem + ".png")
     if out.parent and not out.parent.is_dir():
         raise SlinkyError(f"--out: folder {out.parent} does not exist")
-    from slinky3d.runtime.simulation import Simulation
-
     sim = Simulation(sc)
     first = sim.snapshot()
     if t > 0:
@@ -125,8 +93,6 @@ def cmd_screenshot(args: argparse.Namespace) -> int:
     look, hint = _look_and_hint(sc, args)
     img, info = render_image(snap, look, hint, size, args.quality, first=first,
                              reach=reach_of(sc))
-    from PIL import Image
-
     try:
         Image.fromarray(img).save(out)
     except OSError as e:
@@ -135,16 +101,15 @@ def cmd_screenshot(args: argparse.Namespace) -> int:
     return 0
 
 
-def render_image(snap, look, hint, size, quality: str = "auto", first=None,
-                 reach: tuple[float | None, float | None] = (None, None)):
+def render_image(snap: Snapshot, look: Look, hint: CameraHint, size: tuple[int, int],
+                 quality: str = AUTO, first: Snapshot | None = None,
+                 reach: tuple[float | None, float | None] = (None, None)
+                 ) -> tuple[np.ndarray, str]:
     """One headless frame as (h, w, 3) uint8, and a short description of the renderer.
 
     The floor and the camera come from `first` (the run's first snapshot), so shots at
     different times of one scene line up; the camera also keeps `snap` in view.
     """
-    from slinky3d.viewer.gl.quality import headless_context, stage_for
-    from slinky3d.viewer.gl.renderer import Renderer, frame_snapshots
-
     first = first or snap
     ctx = headless_context()
     try:
@@ -158,12 +123,13 @@ def render_image(snap, look, hint, size, quality: str = "auto", first=None,
         ctx.release()
 
 
-def cmd_run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
+    """`slinky3d run`: play the scene in a window until it closes."""
     size = parse_size(args.size)
     parse_camera_option(args.camera)
-    sc = _scene(args)
+    sc = load(args.scene, args.set)
     look, hint = _look_and_hint(sc, args)
-    from slinky3d.viewer.window import Viewer
+    from slinky3d.viewer.window import Viewer  # pyglet: only for a window
 
     v = Viewer(sc, look, hint, size, quality=args.quality, max_frames=args.frames,
                save_frame=args.save_frame)

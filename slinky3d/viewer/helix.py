@@ -1,0 +1,153 @@
+"""The Slinky as helices (numpy only, no GL): per-hoop instances, meshes, bounds.
+
+Half hoop k (0-based) spans ends[k] -> ends[k+1] (midpoint C_k, unit bar direction
+u_k) and is the half turn of flat wire whose centre line is
+
+    P_k(s) = C_k - R cos(s) u_k + sign_k R sin(s) z,   s in [0, pi],  sign_k = (-1)^k
+
+so its side view (drop z) is exactly the bar. The cross-section is a rectangle:
+`width` along the radial direction r(s) = (P - C_k) / R, `thickness` along the in-plane
+normal of the bar. With thickness = 2 R sin(theta_min), two half hoops on the same side
+(k and k+2) whose joints both sit at theta_min are parallel and exactly touch.
+
+The GPU path (shaders/helix.glsl) evaluates the same formula per vertex from the
+per-hoop `instances` and the shared `template`; `extrude` is its numpy twin (used by
+the tests and by the numpy-vs-GPU benchmark).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from slinky3d.runtime.snapshot import SlinkySnapshot, Snapshot
+
+# Cross-section faces of the flat wire, counter-clockwise in the (radial a, thickness b)
+# plane: (corner 0, corner 1, outward normal).
+FACES = (
+    ((1, -1), (1, 1), (1, 0)),  # outer edge
+    ((1, 1), (-1, 1), (0, 1)),  # broad face (+thickness side)
+    ((-1, 1), (-1, -1), (-1, 0)),  # inner edge
+    ((-1, -1), (1, -1), (0, -1)),  # broad face (-thickness side)
+)
+
+
+def wire_thickness(sl: SlinkySnapshot) -> float:
+    """Thickness that makes coils at theta_min touch: 2R sin(theta_min) = pitch cos(theta_min)."""
+    return 2.0 * sl.R * float(np.sin(sl.theta_min))
+
+
+def hoop_frames(ends: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per half hoop: midpoints C (N, 2), unit bar directions u (N, 2), bulge signs (N,)."""
+    ends = np.asarray(ends, float)
+    d = ends[1:] - ends[:-1]
+    length = np.linalg.norm(d, axis=1, keepdims=True)
+    u = d / np.where(length > 0, length, 1.0)
+    sign = np.where(np.arange(len(d)) % 2 == 0, 1.0, -1.0)
+    return 0.5 * (ends[1:] + ends[:-1]), u, sign
+
+
+def instances(sl: SlinkySnapshot) -> np.ndarray:
+    """(N, 6) float32 per-hoop data for the GPU: Cx, Cy, ux, uy, sign, along (0..1)."""
+    C, u, sign = hoop_frames(sl.ends)
+    n = len(sign)
+    along = np.arange(n) / max(n - 1, 1)
+    return np.c_[C, u, sign, along].astype("f4")
+
+
+@dataclass(frozen=True)
+class Template:
+    """One half hoop's mesh in parameter space, shared by every instance.
+
+    vertices (V, 5) float32: s, a (radial -1..1), b (thickness -1..1), na, nb (the face's
+    outward normal in the (r, n) basis); indices (T, 3) uint32, counter-clockwise seen
+    from outside for both bulge signs (the shader flips the thickness axis with the sign).
+    """
+
+    vertices: np.ndarray
+    indices: np.ndarray
+    segments: int
+
+    @property
+    def triangles(self) -> int:
+        return len(self.indices)
+
+
+def template(segments: int, ribbon: bool = False) -> Template:
+    """Flat-wire half-turn: `segments` steps along s, 4 flat faces, 8 vertices per ring.
+
+    ribbon: one zero-thickness strip across the width instead (2 vertices per ring), for
+    the shadow pass, where thickness is far below a shadow-map texel.
+    """
+    s = np.linspace(0.0, np.pi, segments + 1)
+    faces = (((1, 0), (-1, 0), (0, 1)),) if ribbon else FACES
+    per = 2 * len(faces)
+    ring = np.array([(*c, *nrm) for c0, c1, nrm in faces for c in (c0, c1)], float)
+    verts = np.concatenate([np.c_[np.full(per, si), ring] for si in s]).astype("f4")
+    tris = []
+    for i in range(segments):
+        a, b = per * i, per * (i + 1)
+        for f in range(len(faces)):
+            v0, v1, v2, v3 = a + 2 * f, a + 2 * f + 1, b + 2 * f, b + 2 * f + 1
+            # Corners run counter-clockwise about the tangent, so (v0, v2, v1) faces out.
+            tris += [(v0, v2, v1), (v1, v2, v3)]
+    return Template(verts, np.array(tris, "u4"), segments)
+
+
+@dataclass(frozen=True)
+class Mesh:
+    """Plain triangles: positions, normals (V, 3), tangents (V, 3), along (V,), indices."""
+
+    positions: np.ndarray
+    normals: np.ndarray
+    tangents: np.ndarray
+    along: np.ndarray
+    indices: np.ndarray
+
+
+def extrude(sl: SlinkySnapshot, width: float, tpl: Template) -> Mesh:
+    """The whole Slinky as one mesh, vectorized: the numpy twin of helix.glsl."""
+    C, u, sign = hoop_frames(sl.ends)
+    n = len(sign)
+    t = wire_thickness(sl)
+    s, a, b, na, nb = (tpl.vertices[:, i].astype(float)[None, :] for i in range(5))
+    cs, sn = np.cos(s), np.sin(s)
+    z3 = np.array([0.0, 0.0, 1.0])
+    u3 = np.c_[u, np.zeros(n)][:, None, :]  # (N, 1, 3)
+    # Thickness axis flipped with the bulge sign: two mirror images, so windings agree.
+    n3 = (sign[:, None] * np.c_[-u[:, 1], u[:, 0], np.zeros(n)])[:, None, :]
+    sg = sign[:, None, None]
+    radial = -cs[..., None] * u3 + sg * sn[..., None] * z3  # (N, V, 3)
+    tangent = sn[..., None] * u3 + sg * cs[..., None] * z3
+    centre = np.c_[C, np.zeros(n)][:, None, :] + sl.R * radial
+    pos = centre + (0.5 * width) * a[..., None] * radial + (0.5 * t) * b[..., None] * n3
+    nrm = na[..., None] * radial + nb[..., None] * n3
+    nv = len(tpl.vertices)
+    idx = (tpl.indices[None, :, :] + (nv * np.arange(n))[:, None, None]).reshape(-1, 3)
+    along = np.repeat(np.arange(n) / max(n - 1, 1), nv)
+    return Mesh(
+        pos.reshape(-1, 3), nrm.reshape(-1, 3), tangent.reshape(-1, 3), along, idx.astype("u4")
+    )
+
+
+def centre_line(sl: SlinkySnapshot, samples: int = 17) -> np.ndarray:
+    """(N, samples, 3) points on each half hoop's centre line."""
+    C, u, sign = hoop_frames(sl.ends)
+    s = np.linspace(0.0, np.pi, samples)[None, :, None]
+    C3 = np.c_[C, np.zeros(len(C))][:, None, :]
+    u3 = np.c_[u, np.zeros(len(C))][:, None, :]
+    z = np.array([0.0, 0.0, 1.0])
+    return C3 + sl.R * (-np.cos(s) * u3 + sign[:, None, None] * np.sin(s) * z)
+
+
+def bounds(snapshot: Snapshot, pad: float = 0.01) -> tuple[np.ndarray, np.ndarray]:
+    """Axis-aligned box around every Slinky's helices (plus `pad`)."""
+    lo, hi = np.full(3, np.inf), np.full(3, -np.inf)
+    for sl in snapshot.slinkies:
+        e = np.asarray(sl.ends, float)
+        lo = np.minimum(lo, [*e.min(axis=0), -sl.R])
+        hi = np.maximum(hi, [*e.max(axis=0), sl.R])
+    if not np.all(np.isfinite(lo)):
+        return np.full(3, -0.5), np.full(3, 0.5)
+    return lo - pad, hi + pad
