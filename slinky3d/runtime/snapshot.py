@@ -8,6 +8,23 @@ import numpy as np
 
 
 @dataclass(frozen=True)
+class Energy:
+    """One Slinky's energy account, J (gravity's zero at y = 0). `damping` and `impacts`
+    are what the joint dampers dissipated and the coil impacts took since the last reset."""
+
+    kinetic: float = 0.0
+    gravity: float = 0.0
+    spring: float = 0.0
+    damping: float = 0.0
+    impacts: float = 0.0
+
+    @property
+    def total(self) -> float:
+        """Mechanical energy plus what was dissipated: constant unless a hand does work."""
+        return self.kinetic + self.gravity + self.spring + self.damping + self.impacts
+
+
+@dataclass(frozen=True)
 class SlinkySnapshot:
     """One Slinky at one instant, in world metres (x right, y up, z toward the viewer).
 
@@ -28,6 +45,10 @@ class SlinkySnapshot:
     anchor_held: bool = False  # E_1 clamped or driven
     far_held: bool = False  # E_{N+1} clamped
     preset: str = ""  # "plastic" | "steel" | "" (unknown)
+    energy: Energy | None = None
+    # (N,) simulated seconds since each joint's last coil impact (inf: none yet), so that
+    # the viewer can flash the coils that just hit
+    impact_age: np.ndarray | None = None
 
     @property
     def N(self) -> int:
@@ -43,6 +64,7 @@ class Snapshot:
     real_time_factor: float = 1.0  # simulated seconds per wall second, as achieved
     behind: bool = False  # True when the machine can't keep up with real time
     status: str = ""  # last solver message (e.g. a divergence roll-back)
+    rollbacks: int = 0  # divergence-guard roll-backs since the run started
     extra: dict = field(default_factory=dict)
 
 
