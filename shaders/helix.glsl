@@ -1,6 +1,7 @@
 // The Slinky: every half hoop a half turn of flat helical wire.
 // Instanced: the template holds one half turn in parameter space (s, a, b) and each
-// instance is one half hoop (midpoint C, bar direction u, bulge sign, position along).
+// instance is one half hoop (midpoint C, bar direction u, bulge sign, position along,
+// impact flash 0..1: the coils that just hit light up for a moment).
 // P(s) = C - R cos(s) u + sign R sin(s) z; the numpy twin is slinky3d.geometry.extrude.
 // Defines: STEEL or PLASTIC picks the material (a branch on a uniform would run both
 // sides on a software rasterizer); PRECOMPUTED takes finished vertices instead (the
@@ -26,13 +27,14 @@ const float MIN_PIXELS = 0.9;
 in vec3 in_vert;   // s, a (radial -1..1), b (thickness -1..1)
 in vec2 in_face;   // outward face normal in the (radial, thickness) basis
 in vec4 in_hoop;   // per instance: Cx, Cy, ux, uy
-in vec2 in_hoop2;  // per instance: bulge sign, position along the Slinky (0..1)
+in vec3 in_hoop2;  // per instance: bulge sign, position along the Slinky (0..1), flash
 #endif
 
 out vec3 v_pos;
 out vec3 v_normal;
 out vec3 v_tangent;
 out float v_along;
+out float v_flash;
 
 void main() {
 #if defined PRECOMPUTED
@@ -40,6 +42,7 @@ void main() {
     v_normal = in_normal;
     v_tangent = in_tangent;
     v_along = in_along;
+    v_flash = 0.0;
 #else
     float s = in_vert.x;
     float sg = in_hoop2.x;
@@ -56,6 +59,7 @@ void main() {
             + max(half_thick, least) * in_vert.z * n;
     v_normal = in_face.x * radial + in_face.y * n;
     v_along = in_hoop2.y;
+    v_flash = in_hoop2.z;
 #endif
     gl_Position = vp * vec4(v_pos, 1.0);
 }
@@ -74,7 +78,9 @@ in vec3 v_pos;
 in vec3 v_normal;
 in vec3 v_tangent;
 in float v_along;
+in float v_flash;
 out vec4 frag;
+const vec3 FLASH = vec3(1.6, 1.25, 0.55);  // a warm white spark, linear
 
 vec3 hue(float h) {
     vec3 k = clamp(abs(mod(h * 6.0 + vec3(0.0, 4.0, 2.0), 6.0) - 3.0) - 1.0, 0.0, 1.0);
@@ -107,6 +113,7 @@ void main() {
     float spec = pow128(max(dot(N, H), 0.0)) * 1.2 * sh;
     vec3 c = diffuse * (1.0 - fres) + KEY * spec + 0.5 * fres * refl;
 #endif
+    c = mix(c, FLASH, 0.75 * v_flash);
     frag = vec4(tonemap(c), 1.0);
 }
 #endif

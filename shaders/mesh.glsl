@@ -1,5 +1,6 @@
 // Plain lit triangles: holders (posts, clamp plates) and stairs.
-// Colour alpha is the shininess: 0 matte wood, 1 polished metal. DEPTH_ONLY: shadow pass.
+// Colour alpha is the shininess: 0 matte wood, 1 polished metal; above 1 the triangle
+// glows (unlit, bright: the hover marker). DEPTH_ONLY: shadow pass.
 
 #if defined VERTEX_SHADER
 
@@ -36,6 +37,10 @@ void main() {
     vec3 H = normalize(light_dir + V);
     float sh = shadow_at(v_pos, N);
     vec3 a = to_linear(v_colour.rgb);  // per-vertex display colour
+    if (v_colour.a > 1.0) {
+        frag = vec4(tonemap(a * (2.0 + 0.5 * max(dot(N, V), 0.0))), 1.0);
+        return;
+    }
     float gloss = v_colour.a;
     // Shadows keep a quarter of the key light, as on the floor (a soft studio).
     vec3 c = a * (KEY * max(dot(N, light_dir), 0.0) * (0.25 + 0.75 * sh) + ambient(N)

@@ -1,4 +1,5 @@
-"""The `slinky3d` command line: simulate, figure, scenes, screenshot and run.
+"""The `slinky3d` command line: simulate, figure, scenes, screenshot, run and replay;
+`slinky3d` alone opens the app on DEFAULT_SCENE.
 
 Every user error prints one line, `slinky3d: error: ...`, and exits with status 2;
 Ctrl-C exits with 130. Heavy modules (solvers, matplotlib, OpenGL) load lazily inside
@@ -23,6 +24,7 @@ from slinky3d.viewer.gl.quality import AUTO, QUALITY
 DEFAULT_FPS = 100.0
 MAX_FPS = 10000.0  # samples per second; more only fills the disk
 DEFAULT_SIZE = "1280x720"  # pixels, of a screenshot and of a new window
+DEFAULT_SCENE = "hanging-plastic"  # what `slinky3d` alone opens: the desk demo
 
 
 class _Parser(argparse.ArgumentParser):
@@ -61,7 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="slinky3d", description="Real-time 3D Slinky: the torsion-spring "
                      "model with coil impacts (Cumber), headless runs, figures and a viewer.")
     parser.add_argument("--version", action="version", version=f"slinky3d {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     sim = sub.add_parser("simulate", help="run a scene headless and save its trajectory (.npz)",
                          description="Run a scene headless and write its trajectory as .npz.")
@@ -104,16 +106,36 @@ def build_parser() -> argparse.ArgumentParser:
     shot.set_defaults(func=cmd_screenshot)
 
     run = sub.add_parser(
-        "run", help="play the scene in a window in real time",
-        description="Open a window and play the scene in real time from the solver thread. "
-        "Mouse: left drag orbits, right or middle drag (or shift + left) pans, wheel "
-        "zooms. Esc quits.")
-    run.add_argument("scene", help="scene file or shipped scene name")
+        "run", help="the app: play a scene in a window, grab it, drive it (the default)",
+        description="Open the app's window and play the scene in real time. Mouse: drag "
+        "the Slinky to grab it, left drag elsewhere orbits, right or middle drag pans, "
+        "wheel zooms. Keys: arrows/WASD move the held base, L lets go, Space pauses, "
+        "H shows them all, Esc quits (docs/app.md).")
+    run.add_argument("scene", nargs="?", default=DEFAULT_SCENE,
+                     help=f"scene file or shipped scene name (default: {DEFAULT_SCENE})")
     _add_view_options(run)
-    run.add_argument("--frames", type=int, default=0, help=argparse.SUPPRESS)  # tests: quit
-    run.add_argument("--save-frame", type=Path, help=argparse.SUPPRESS)  # tests: last frame
+    run.add_argument("--log-state", type=Path, metavar="FILE.npz",
+                     help="on exit, write the session (trajectory and the timed command "
+                          "log) for `slinky3d replay`")
+    _add_window_test_options(run)
     run.set_defaults(func=cmd_run)
+
+    rep = sub.add_parser(
+        "replay", help="play a session written by `run --log-state` in a window",
+        description="Play a logged session in a window, bit-identical to the session.")
+    rep.add_argument("log", type=Path, help="session file written by `run --log-state`")
+    rep.add_argument("--size", default=DEFAULT_SIZE, metavar="WxH",
+                     help=f"window size (default {DEFAULT_SIZE})")
+    rep.add_argument("--quality", choices=(AUTO, *QUALITY), default=AUTO,
+                     help=f"{AUTO} (default): 'software' on a CPU rasterizer, else 'gpu'")
+    _add_window_test_options(rep)
+    rep.set_defaults(func=cmd_replay)
     return parser
+
+
+def _add_window_test_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--frames", type=int, default=0, help=argparse.SUPPRESS)  # tests: quit
+    p.add_argument("--save-frame", type=Path, help=argparse.SUPPRESS)  # tests: last frame
 
 
 def _add_view_options(p: argparse.ArgumentParser) -> None:
@@ -239,10 +261,20 @@ def cmd_run(args: argparse.Namespace) -> int:
     return jobs.run(args)
 
 
+def cmd_replay(args: argparse.Namespace) -> int:
+    from slinky3d.viewer import jobs
+
+    return jobs.replay(args)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script and of `python -m slinky3d`."""
     try:
-        args = build_parser().parse_args(argv)
+        argv = list(sys.argv[1:] if argv is None else argv)
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if args.command is None:  # `slinky3d` alone: the app on the default scene
+            args = parser.parse_args(["run", *argv])
         return int(args.func(args) or 0)
     except SlinkyError as e:
         print(f"slinky3d: error: {e}", file=sys.stderr)

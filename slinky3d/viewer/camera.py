@@ -28,7 +28,9 @@ MARGIN = 1.12  # framing leaves this much room around the box
 class OrbitCamera:
     """Eye on a sphere of radius `distance` about `target`; angles in radians.
 
-    yaw 0, pitch 0 looks along -z at the x-y plane (the model's side view).
+    yaw 0, pitch 0 looks along -z at the x-y plane (the model's side view). `ortho`
+    projects orthographically, the view height being what the perspective view shows at
+    the target's distance (the 2D side view, as in the paper's figures).
     """
 
     target: np.ndarray
@@ -36,6 +38,7 @@ class OrbitCamera:
     yaw: float = math.radians(DEFAULT_YAW_DEG)
     pitch: float = math.radians(DEFAULT_PITCH_DEG)
     fov_deg: float = 35.0
+    ortho: bool = False
 
     def eye(self) -> np.ndarray:
         cp = math.cos(self.pitch)
@@ -57,9 +60,28 @@ class OrbitCamera:
     def view(self) -> np.ndarray:
         return matrix44.create_look_at(self.eye(), self.target, [0.0, 1.0, 0.0], dtype=float)
 
+    def half_height(self) -> float:
+        """Half the view's height at the target's distance, m."""
+        return self.distance * math.tan(math.radians(self.fov_deg) / 2)
+
     def projection(self, aspect: float) -> np.ndarray:
         near, far = self.clip_range()
+        if self.ortho:
+            hh = self.half_height()
+            return matrix44.create_orthogonal_projection(-hh * aspect, hh * aspect, -hh, hh,
+                                                         near, far, float)
         return matrix44.create_perspective_projection(self.fov_deg, aspect, near, far, float)
+
+    def ray(self, x: float, y: float, width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
+        """The ray under pixel (x right, y down, row 0 on top): origin and unit direction."""
+        right, up, back = self.basis()
+        hh = self.half_height()
+        sx = (2 * x / width - 1) * hh * width / height
+        sy = (1 - 2 * y / height) * hh
+        if self.ortho:
+            return self.eye() + sx * right + sy * up, -back
+        d = sx * right + sy * up - self.distance * back
+        return self.eye(), d / np.linalg.norm(d)
 
     def view_proj(self, aspect: float) -> np.ndarray:
         return self.view() @ self.projection(aspect)

@@ -56,6 +56,19 @@ def instances(sl: SlinkySnapshot) -> np.ndarray:
     return np.c_[C, u, sign, along].astype("f4")
 
 
+FLASH_S = 0.15  # simulated s a coil impact lights its half hoops up for
+
+
+def impact_flash(sl: SlinkySnapshot, duration: float = FLASH_S) -> np.ndarray:
+    """(N,) per half hoop, 1 at a coil impact fading to 0 after `duration` simulated
+    seconds: the larger of its two joints' (zeros when the snapshot has no impact ages)."""
+    if sl.impact_age is None:
+        return np.zeros(sl.N)
+    age = np.asarray(sl.impact_age, float)
+    f = np.clip(1.0 - np.nan_to_num(age, nan=np.inf) / duration, 0.0, 1.0)
+    return np.maximum(f, np.r_[f[1:], 0.0])
+
+
 @dataclass(frozen=True)
 class Template:
     """One half hoop's mesh in parameter space, shared by every instance.

@@ -123,14 +123,57 @@ def render_image(snap: Snapshot, look: Look, hint: CameraHint, size: tuple[int, 
         ctx.release()
 
 
+def has_display() -> bool:
+    """Whether a window can open at all (X11 or Wayland on Linux; always elsewhere)."""
+    import os
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def _need_display() -> None:
+    from slinky3d.viewer.window import HEADLESS_HINT
+
+    if not has_display():
+        raise SlinkyError(f"cannot open a window (no display); {HEADLESS_HINT}")
+
+
 def run(args: argparse.Namespace) -> int:
-    """`slinky3d run`: play the scene in a window until it closes."""
+    """`slinky3d run` (and `slinky3d` alone): the app, until its window closes."""
     size = parse_size(args.size)
     parse_camera_option(args.camera)
+    log = args.log_state
+    if log is not None and log.parent and not log.parent.is_dir():
+        raise SlinkyError(f"--log-state: folder {log.parent} does not exist")
+    _need_display()
     sc = load(args.scene, args.set)
     look, hint = _look_and_hint(sc, args)
     from slinky3d.viewer.window import Viewer  # pyglet: only for a window
 
     v = Viewer(sc, look, hint, size, quality=args.quality, max_frames=args.frames,
                save_frame=args.save_frame)
+    rc = v.run()
+    if log is not None:
+        from slinky3d.runtime.session import save_session
+
+        save_session(log, v.source)
+        print(f"session written to {log}")
+    return rc
+
+
+def replay(args: argparse.Namespace) -> int:
+    """`slinky3d replay FILE.npz`: a logged session played in a window."""
+    size = parse_size(args.size)
+    _need_display()
+    from slinky3d.runtime.session import SessionSource, load_session
+    from slinky3d.viewer.window import Viewer
+
+    session = load_session(args.log)
+    sc = session.scene
+    look = sc.look if isinstance(sc.look, Look) else Look()
+    hint = sc.camera if isinstance(sc.camera, CameraHint) else CameraHint()
+    v = Viewer(sc, look, hint, size, quality=args.quality, max_frames=args.frames,
+               save_frame=args.save_frame, source=SessionSource(session), live=False)
     return v.run()

@@ -1,5 +1,5 @@
 """The props around the Slinky as boxes of triangles (numpy only, no GL): holders, the
-hand, the grab marker and the stairs.
+hand and the stairs (the grab coupling: `coupling`).
 
 Every prop is a list of (36, 10) float32 triangle arrays (position, normal, rgba) that
 the renderer draws with mesh.glsl.
@@ -119,21 +119,6 @@ def hand_boxes(sl: SlinkySnapshot, colour: tuple[float, ...]) -> list[np.ndarray
         for (x, y, w), half in parts:
             centre = origin + x * axes[0] + (0.5 * t + y) * axes[1] + [0.0, 0.0, w]
             out.append(box(centre, half, colour, axes))
-    return out
-
-
-def grab_boxes(sl: SlinkySnapshot, colour: tuple[float, ...]) -> list[np.ndarray]:
-    """While the Slinky is grabbed: a thin rod from the grabbed point to the target, and
-    a small cube at the target (the mouse), both in the plane z = 0."""
-    if sl.grab is None or sl.grab_point is None:
-        return []
-    a, b = np.asarray(sl.grab_point, float), np.asarray(sl.grab, float)
-    out = [box([*b, 0.0], (0.004, 0.004, 0.004), colour)]
-    length = float(np.linalg.norm(b - a))
-    if length > 1e-6:
-        d = (b - a) / length
-        axes = np.array([[*d, 0.0], [-d[1], d[0], 0.0], [0.0, 0.0, 1.0]])
-        out.append(box([*(0.5 * (a + b)), 0.0], (0.5 * length, 0.0012, 0.0012), colour, axes))
     return out
 
 

@@ -53,15 +53,3 @@ def test_hand_holds_from_outside(snap):
     above = hand[:, 1] > sl.ends[:2, 1].min()  # hanging: the hand is on top
     assert np.all((d >= 0.5 * t - 1e-9) & above | (np.abs(hand[:, 2]) >= sl.R))
     assert len(props.hand_boxes(replace(sl, far_held=True), (1, 1, 1, 1))) == 14
-
-
-def test_grab_rod_from_point_to_target(snap):
-    sl = snap.slinkies[0]
-    assert props.grab_boxes(sl, (1, 1, 1, 1)) == []
-    g = replace(sl, grab=np.array([0.3, -0.1]), grab_point=sl.ends[-1])
-    cube, rod = props.grab_boxes(g, (1, 1, 1, 1))
-    assert np.allclose(cube[:, :3].mean(axis=0), [0.3, -0.1, 0.0])
-    p = rod[:, :3]
-    assert np.allclose(p.mean(axis=0)[:2], 0.5 * (sl.ends[-1] + [0.3, -0.1]))
-    assert np.ptp(p @ np.r_[(g.grab - sl.ends[-1]) / np.linalg.norm(g.grab - sl.ends[-1]), 0]) \
-        == pytest.approx(np.linalg.norm(g.grab - sl.ends[-1]))

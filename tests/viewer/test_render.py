@@ -229,9 +229,9 @@ def test_vertex_shader_matches_numpy_extrusion(ctx):
             prog[k].value = v
     prog["vp"].write(np.eye(4, dtype="f4").tobytes())
     vbo = ctx.buffer(tpl.vertices.tobytes())
-    inst = ctx.buffer(helix.instances(sl).tobytes())
+    inst = ctx.buffer(np.c_[helix.instances(sl), helix.impact_flash(sl)].astype("f4").tobytes())
     vao = ctx.vertex_array(prog, [(vbo, "3f 2f", "in_vert", "in_face"),
-                                  (inst, "4f 2f/i", "in_hoop", "in_hoop2")], skip_errors=True)
+                                  (inst, "4f 3f/i", "in_hoop", "in_hoop2")], skip_errors=True)
     out = ctx.buffer(reserve=sl.N * len(tpl.vertices) * 12)
     vao.transform(out, moderngl.POINTS, vertices=len(tpl.vertices), instances=sl.N)
     gpu = np.frombuffer(out.read(), "f4").reshape(-1, 3)

@@ -17,7 +17,7 @@ from pyrr import matrix44
 
 from slinky3d.runtime.snapshot import Snapshot
 from slinky3d.scene.look import Look
-from slinky3d.viewer import helix, props
+from slinky3d.viewer import coupling, helix, props
 from slinky3d.viewer.camera import OrbitCamera, corners
 from slinky3d.viewer.colour import LIGHT_DIR, floor_colours, lin
 from slinky3d.viewer.gl.context import set_uniform
@@ -28,7 +28,8 @@ from slinky3d.viewer.stage import Stage, stage_for
 HOLDER_COLOUR = (0.30, 0.31, 0.33, 1.0)  # rgb + gloss
 LODS = (6, 8, 12, 16, 24)  # segments per half turn below the preset's maximum
 SKIN_COLOUR = (0.72, 0.50, 0.38, 0.15)
-GRAB_COLOUR = (1.0, 0.78, 0.15, 0.5)
+SPRING_COLOUR = (1.0, 0.78, 0.15, 0.6)  # the grab coupling's coil
+DAMPER_COLOUR = (0.22, 0.24, 0.28, 0.8)  # and its damper
 
 
 class Renderer:
@@ -84,6 +85,7 @@ class Renderer:
         self._decor_key: tuple | None = None  # what the props were last built for
         self._decor_mesh = np.zeros((0, 10), "f4")
         self.profile: dict[str, list[float]] | None = None  # {} to time each pass
+        self._helices = True
         self._t = 0.0  # process time of the last profiling tick
         self.size = (0, 0)
         self.resize(size)
@@ -114,11 +116,14 @@ class Renderer:
 
     # -- drawing -------------------------------------------------------------------
     def render(self, snap: Snapshot, look: Look, cam: OrbitCamera, stage: Stage | None = None,
-               target: moderngl.Framebuffer | None = None) -> None:
+               target: moderngl.Framebuffer | None = None, extra: np.ndarray | None = None,
+               helices: bool = True) -> None:
         """Draw one frame into `target` (same size) or this renderer's own buffer.
 
         `stage` (floor height and extent) should stay the same through a run; None
-        derives it from this snapshot.
+        derives it from this snapshot. `extra`: more mesh triangles ((n, 10), as
+        `props`) for this frame only (the hover marker, the side view's bars);
+        helices=False leaves the coils out (the side view draws bars instead).
         """
         ctx, q = self.ctx, self.quality
         w, h = self.size
@@ -126,6 +131,9 @@ class Renderer:
         self.last_triangles = {"main": 0, "shadow": 0}
         stage = stage or stage_for(look, snap)
         boxes = self._decor(snap, look, stage.floor_y)
+        if extra is not None and len(extra):
+            boxes = np.concatenate([boxes, extra.astype("f4", copy=False)])
+        self._helices = helices
         lo, hi = helix.bounds(snap, pad=0.02)
         slinky_box = (lo.copy(), hi.copy())
         if len(boxes):
@@ -315,7 +323,9 @@ class Renderer:
                 parts += props.holder_boxes(sl, floor_y, HOLDER_COLOUR)
             elif look.anchor == "hand":
                 parts += props.hand_boxes(sl, SKIN_COLOUR)
-            parts += props.grab_boxes(sl, GRAB_COLOUR)
+            if sl.grab is not None and sl.grab_point is not None:
+                parts.append(coupling.spring_damper(sl.grab, sl.grab_point, sl.R,
+                                                    SPRING_COLOUR, DAMPER_COLOUR))
         parts += props.stair_boxes(look.stairs, look.stairs_depth, floor_y,
                                  (*look.stairs_colour, 0.0))
         return np.concatenate(parts) if parts else np.zeros((0, 10), "f4")
@@ -339,6 +349,8 @@ class Renderer:
         self._mesh_vaos[name].render(moderngl.TRIANGLES, vertices=len(boxes))
 
     def _draw_helices(self, snap, look, vp, common, depth: bool) -> None:
+        if not self._helices:
+            return
         for i, sl in enumerate(snap.slinkies):
             material = look.material_for(sl.preset)
             width = look.width_for(material, sl.R)
@@ -360,7 +372,8 @@ class Renderer:
             set_uniform(prog, "pixel_size", 0.0 if depth else common["pixel_size"])
             seg = None if depth else self._segments_for(sl, common["eye"], common["pixel_size"])
             buf, vao, tpl = self._helix_vao(i, sl.N, name, seg)
-            buf.write(_near_first(helix.instances(sl), common["eye"], sl.R).tobytes())
+            inst = np.c_[helix.instances(sl), helix.impact_flash(sl)].astype("f4")
+            buf.write(_near_first(inst, common["eye"], sl.R).tobytes())
             vao.render(moderngl.TRIANGLES, instances=sl.N)
             self.last_triangles["shadow" if depth else "main"] += sl.N * tpl.triangles
 
@@ -368,14 +381,14 @@ class Renderer:
         while len(self._hoops) <= i:
             self._hoops.append((None, {}))
         buf, vaos = self._hoops[i]
-        if buf is None or buf.size != n * 24:
-            buf, vaos = self.ctx.buffer(reserve=n * 24, dynamic=True), {}
+        if buf is None or buf.size != n * 28:
+            buf, vaos = self.ctx.buffer(reserve=n * 28, dynamic=True), {}
             self._hoops[i] = (buf, vaos)
         vbo, ibo, tpl = self._template(segments)
         if (name, segments) not in vaos:
             vaos[name, segments] = self.ctx.vertex_array(
                 self.progs[name],
-                [(vbo, "3f 2f", "in_vert", "in_face"), (buf, "4f 2f/i", "in_hoop", "in_hoop2")],
+                [(vbo, "3f 2f", "in_vert", "in_face"), (buf, "4f 3f/i", "in_hoop", "in_hoop2")],
                 index_buffer=ibo, index_element_size=4, skip_errors=True)
         return buf, vaos[name, segments], tpl
 

@@ -1,0 +1,130 @@
+"""The hand's props as triangles (numpy only, no GL): the grab coupling drawn as a coil
+spring in series with a damper (the animation of Modelica's SpringDamperSeries), the
+glowing marker on the grabbable point under the cursor, and the bars of the 2D side view.
+
+Same triangle layout as `props` ((n, 10) float32: position, normal, rgba; mesh.glsl).
+An alpha above 1 makes mesh.glsl draw the triangle as glowing (unlit, bright).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from slinky3d.runtime.snapshot import SlinkySnapshot
+
+GLOW = 2.0  # colour alpha that mesh.glsl draws unlit and bright
+SPRING_TURNS = 7
+SEGMENTS_PER_TURN = 12
+
+
+def tube(points: np.ndarray, radius: float, colour: tuple[float, ...], sides: int = 6
+         ) -> np.ndarray:
+    """A polyline (m, 3) as a chain of open prisms, one per segment: (n, 10) float32."""
+    p = np.asarray(points, float)
+    a, b = p[:-1], p[1:]
+    t = b - a
+    length = np.linalg.norm(t, axis=1, keepdims=True)
+    keep = length[:, 0] > 1e-9
+    if not np.any(keep):
+        return np.zeros((0, 10), "f4")
+    a, b, t = a[keep], b[keep], t[keep] / length[keep]
+    # A normal to each segment: across z where the segment lies in the plane, else across x.
+    ref = np.where(np.abs(t[:, 2:3]) < 0.9, [[0.0, 0.0, 1.0]], [[1.0, 0.0, 0.0]])
+    n1 = np.cross(t, ref)
+    n1 /= np.linalg.norm(n1, axis=1, keepdims=True)
+    n2 = np.cross(t, n1)
+    phi = 2 * np.pi * np.arange(sides + 1) / sides
+    # (segments, sides + 1, 3) ring normals
+    ring = np.cos(phi)[None, :, None] * n1[:, None] + np.sin(phi)[None, :, None] * n2[:, None]
+    pa, pb = a[:, None] + radius * ring, b[:, None] + radius * ring
+    j = np.arange(sides)
+    # two triangles per side: (a_j, a_j+1, b_j+1), (a_j, b_j+1, b_j), outward winding
+    pos = np.stack([pa[:, j], pa[:, j + 1], pb[:, j + 1], pa[:, j], pb[:, j + 1], pb[:, j]],
+                   axis=2)
+    nrm = np.stack([ring[:, j], ring[:, j + 1], ring[:, j + 1], ring[:, j], ring[:, j + 1],
+                    ring[:, j]], axis=2)
+    pos, nrm = pos.reshape(-1, 3), nrm.reshape(-1, 3)
+    return np.c_[pos, nrm, np.broadcast_to(colour, (len(pos), 4))].astype("f4")
+
+
+def disc(centre: np.ndarray, axis: np.ndarray, radius: float, colour: tuple[float, ...],
+         sides: int = 8) -> np.ndarray:
+    """A flat disc (both faces) across `axis`, to close a cylinder's end."""
+    axis = np.asarray(axis, float) / np.linalg.norm(axis)
+    ref = np.array([0.0, 0.0, 1.0]) if abs(axis[2]) < 0.9 else np.array([1.0, 0.0, 0.0])
+    n1 = np.cross(axis, ref)
+    n1 /= np.linalg.norm(n1)
+    n2 = np.cross(axis, n1)
+    phi = 2 * np.pi * np.arange(sides + 1) / sides
+    rim = centre + radius * (np.cos(phi)[:, None] * n1 + np.sin(phi)[:, None] * n2)
+    rows = []
+    for k in range(sides):
+        for s, tri in ((1.0, (centre, rim[k], rim[k + 1])), (-1.0, (centre, rim[k + 1], rim[k]))):
+            rows += [(*v, *(s * axis), *colour) for v in tri]
+    return np.array(rows, "f4")
+
+
+def spring_damper(target, point, scale: float, spring_colour: tuple[float, ...],
+                  damper_colour: tuple[float, ...]) -> np.ndarray:
+    """The grab coupling from the cursor's `target` to the grabbed `point` (world x, y;
+    z = 0): a damper (cylinder and piston rod) at the target, in series with a coil
+    spring to the point. The cylinder keeps its length; the rod slides out and the coil
+    stretches as the coupling pulls. `scale` (m) sizes it (the Slinky's radius)."""
+    a = np.r_[np.asarray(target, float), 0.0]
+    b = np.r_[np.asarray(point, float), 0.0]
+    cube = 0.12 * scale
+    out = [_cube(a, cube, damper_colour)]
+    length = float(np.linalg.norm(b - a))
+    if not np.isfinite(length) or length < 1e-6:
+        return np.concatenate(out)
+    d = (b - a) / length
+    across = np.array([-d[1], d[0], 0.0])
+    cylinder = min(0.8 * scale, 0.3 * length)
+    rest = length - cylinder
+    rod = 0.35 * rest
+    c0, c1 = a, a + cylinder * d
+    s0 = c1 + rod * d
+    # cylinder (closed at both ends) and rod
+    out += [tube(np.array([c0, c1]), 0.16 * scale, damper_colour, sides=10),
+            disc(c0, -d, 0.16 * scale, damper_colour, 10), disc(c1, d, 0.16 * scale,
+                                                                 damper_colour, 10),
+            tube(np.array([c0 + 0.5 * cylinder * d, s0]), 0.05 * scale, damper_colour)]
+    # the coil: a helix about the axis s0 -> b
+    m = SPRING_TURNS * SEGMENTS_PER_TURN
+    s = np.linspace(0.0, 1.0, m + 1)
+    phi = 2 * np.pi * SPRING_TURNS * s
+    r = 0.14 * scale * np.minimum(1.0, np.minimum(s, 1 - s) * 12.0)  # tapers into the ends
+    coil = (s0 + np.outer(s, b - s0) + r[:, None] * (np.cos(phi)[:, None] * across
+                                                     + np.sin(phi)[:, None] * [0, 0, 1.0]))
+    out.append(tube(coil, 0.025 * scale, spring_colour, sides=5))
+    return np.concatenate(out)
+
+
+def marker(point, scale: float, colour: tuple[float, ...]) -> np.ndarray:
+    """The glowing marker on the grabbable end point under the cursor: a small
+    octahedron at (x, y, 0), drawn unlit and bright."""
+    c = np.r_[np.asarray(point, float), 0.0]
+    axes = np.eye(3) * scale
+    rows = []
+    for sx in (-1, 1):
+        for sy in (-1, 1):
+            for sz in (-1, 1):
+                tri = [c + sx * axes[0], c + sy * axes[1], c + sz * axes[2]]
+                if sx * sy * sz < 0:
+                    tri = tri[::-1]
+                nrm = np.array([sx, sy, sz], float) / np.sqrt(3.0)
+                rows += [(*v, *nrm, *colour[:3], GLOW) for v in tri]
+    return np.array(rows, "f4")
+
+
+def bars(sl: SlinkySnapshot, radius: float, colour: tuple[float, ...]) -> np.ndarray:
+    """The model's bars (end point to end point) as thin rods in the plane z = 0: the
+    2D side view of the paper's figures."""
+    pts = np.c_[np.asarray(sl.ends, float), np.zeros(len(sl.ends))]
+    return tube(pts, radius, colour, sides=4)
+
+
+def _cube(c: np.ndarray, half: float, colour: tuple[float, ...]) -> np.ndarray:
+    from slinky3d.viewer.props import box
+
+    return box(c, (half, half, half), colour)

@@ -1,0 +1,70 @@
+"""Mouse picking (numpy, no GL): which end point is under the cursor, and where the cursor
+is on the Slinky's plane z = 0 (the plane every Slinky moves in).
+
+Pixels are window pixels, x right and y down (row 0 on top), as `OrbitCamera.project`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from slinky3d.runtime.snapshot import Snapshot
+from slinky3d.viewer.camera import OrbitCamera
+
+PICK_RADIUS_PX = 14.0  # how near the cursor an end point must be to be grabbable
+GRAZING = 0.05  # |direction . z| below this: the plane is seen edge-on, the hit unreliable
+
+
+def on_plane(origin: np.ndarray, direction: np.ndarray, z: float = 0.0) -> np.ndarray | None:
+    """(x, y) where the ray meets the plane at height z, or None if it misses (parallel,
+    grazing, or behind the origin)."""
+    dz = float(direction[2])
+    if abs(dz) < GRAZING:
+        return None
+    s = (z - float(origin[2])) / dz
+    if s <= 0.0:
+        return None
+    return np.asarray(origin[:2] + s * direction[:2], float)
+
+
+def cursor_point(cam: OrbitCamera, x: float, y: float, size: tuple[int, int],
+                 box: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """The point on z = 0 under the cursor, clamped into `box` ((lo, hi) in x, y).
+
+    Seen edge-on, the plane gives no good hit: the point is then taken on the plane
+    through the camera's target that faces the camera, with its z dropped. Always
+    finite, whatever the cursor does (off the window, huge jumps).
+    """
+    origin, d = cam.ray(x, y, *size)
+    p = on_plane(origin, d)
+    if p is None or not np.all(np.isfinite(p)):
+        _, _, back = cam.basis()
+        denom = float(d @ back)
+        s = float((np.asarray(cam.target) - origin) @ back) / denom if denom < -1e-9 else 0.0
+        p = (origin + s * d)[:2]
+    lo, hi = box
+    return np.clip(np.nan_to_num(p, nan=0.0), lo, hi)
+
+
+def nearest_point(snap: Snapshot, cam: OrbitCamera, x: float, y: float,
+                  size: tuple[int, int], radius_px: float = PICK_RADIUS_PX
+                  ) -> tuple[int, int] | None:
+    """(Slinky index, end point index) of the end point nearest the cursor on screen,
+    within radius_px; any half hoop's end point counts. None when none is near."""
+    best: tuple[float, int, int] | None = None
+    for i, sl in enumerate(snap.slinkies):
+        pts = np.c_[sl.ends, np.zeros(len(sl.ends))]
+        px = cam.project(pts, *size)
+        d2 = np.sum((px - [x, y]) ** 2, axis=1)
+        k = int(np.argmin(d2))
+        if best is None or d2[k] < best[0]:
+            best = (float(d2[k]), i, k)
+    if best is None or best[0] > radius_px**2:
+        return None
+    return best[1], best[2]
+
+
+def scene_box(snap: Snapshot, margin: float) -> tuple[np.ndarray, np.ndarray]:
+    """The sane region for grab targets: the Slinkies' extent grown by `margin` (m)."""
+    pts = np.concatenate([sl.ends for sl in snap.slinkies])
+    return pts.min(axis=0) - margin, pts.max(axis=0) + margin
