@@ -35,6 +35,9 @@ def cursor_point(cam: OrbitCamera, x: float, y: float, size: tuple[int, int],
     through the camera's target that faces the camera, with its z dropped. Always
     finite, whatever the cursor does (off the window, huge jumps).
     """
+    # far off the window the plane point is clamped anyway: keep the ray's numbers sane
+    x = float(np.clip(np.nan_to_num(x, nan=0.5 * size[0]), -10 * size[0], 11 * size[0]))
+    y = float(np.clip(np.nan_to_num(y, nan=0.5 * size[1]), -10 * size[1], 11 * size[1]))
     origin, d = cam.ray(x, y, *size)
     p = on_plane(origin, d)
     if p is None or not np.all(np.isfinite(p)):
@@ -43,7 +46,7 @@ def cursor_point(cam: OrbitCamera, x: float, y: float, size: tuple[int, int],
         s = float((np.asarray(cam.target) - origin) @ back) / denom if denom < -1e-9 else 0.0
         p = (origin + s * d)[:2]
     lo, hi = box
-    return np.clip(np.nan_to_num(p, nan=0.0), lo, hi)
+    return np.clip(p, lo, hi)
 
 
 def nearest_point(snap: Snapshot, cam: OrbitCamera, x: float, y: float,

@@ -1,0 +1,197 @@
+"""Drives the app's window headless (pyglet on EGL, no display) with synthetic input and
+prints what happened as JSON; run by test_app.py in a subprocess (one GL context kind
+per process). `python headless_app.py drag|keys OUT_DIR`."""
+
+import json
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pyglet
+
+pyglet.options["headless"] = True
+
+from pyglet.window import key, mouse  # noqa: E402
+
+from slinky3d.runtime import commands  # noqa: E402
+from slinky3d.runtime.simulation import Simulation  # noqa: E402
+from slinky3d.scene.loader import load  # noqa: E402
+from slinky3d.viewer import keys  # noqa: E402
+from slinky3d.viewer.window import Viewer  # noqa: E402
+
+SIZE = (480, 320)
+
+
+def frames(v, n, wait=1 / 60):
+    for _ in range(n):
+        v.window.dispatch_event("on_draw")
+        time.sleep(wait)
+
+
+def end_pixel(v, k):
+    """Window coordinates (pyglet's: y up) of end point k of Slinky 0."""
+    sl = v._shown.slinkies[0]
+    x, y = v.camera.project(np.r_[sl.ends[k], 0.0][None], *v._window_size())[0]
+    return float(x), float(v.window.height - y)
+
+
+def drag(out):
+    sc = load("hanging-steel")
+    v = Viewer(sc, sc.look, sc.camera, SIZE)
+    v.window._enable_event_queue = False
+    v._started = time.perf_counter()
+    v.source.start()
+    frames(v, 5)
+    w, n = v.window, v._shown.slinkies[0].N
+    x, y = end_pixel(v, n)
+    w.dispatch_event("on_mouse_motion", x, y, 0, 0)
+    frames(v, 1)
+    res = {"hover": list(v.hover or ()), "start": v._shown.slinkies[0].ends[n].tolist()}
+    w.dispatch_event("on_mouse_press", x, y, mouse.LEFT, 0)
+    res["drag"] = v.drag
+    trail = []
+    for k in range(40):  # 2/3 s to the right, 3 pixels a frame
+        w.dispatch_event("on_mouse_drag", x + 3 * k, y, 3, 0, mouse.LEFT, 0)
+        frames(v, 1)
+        sl = v._shown.slinkies[0]
+        if sl.grab is not None:
+            trail.append((sl.grab.tolist(), sl.grab_point.tolist()))
+    frames(v, 30)  # hold still: the point settles on the target
+    sl = v._shown.slinkies[0]
+    res["held"] = [sl.grab.tolist(), sl.grab_point.tolist()]
+    # off the window and far away: the target stays finite, in the box
+    w.dispatch_event("on_mouse_drag", 1e7, -1e7, 1e7, -1e7, mouse.LEFT, 0)
+    frames(v, 3)
+    res["far_target"] = v._shown.slinkies[0].grab.tolist()
+    w.dispatch_event("on_mouse_release", 1e7, -1e7, mouse.LEFT, 0)
+    frames(v, 5)
+    res["grab_after_release"] = v._shown.slinkies[0].grab is not None
+    v.source.stop()
+    log = v.source.log
+    res["log"] = [type(c).__name__ for _, c in log]
+    # the logged run, replayed offline, holds the point where the drag held it
+    far_step = [s for s, c in log if isinstance(c, commands.Move)][-1]  # the off-window one
+    sim = commands.replay(sc, log, far_step - 1)
+    g = sim.slinkies[0]
+    res["replayed"] = [g.target.tolist(), g.ends()[n].tolist()]
+    res["trail"] = trail
+    res["box"] = [b.tolist() for b in v.box]
+    res["gl_error"] = v.ctx.error
+    print(json.dumps(res))
+
+
+class Recorder:
+    """A source that records what it is sent and never moves."""
+
+    def __init__(self, snap):
+        self.snap, self.sent, self.paused, self.steps = snap, [], False, 1
+        self.history = History(snap)
+
+    def start(self):
+        pass
+
+    def stop(self):
+        pass
+
+    def send(self, cmd):
+        self.sent.append(cmd)
+        if isinstance(cmd, commands.Load):
+            self.snap = Simulation(cmd.scene).snapshot()
+
+    def latest_pair(self):
+        return self.snap, self.snap
+
+
+class History:
+    def __init__(self, snap):
+        self.snap = snap
+
+    def span(self):
+        return 0.0, 10.0
+
+    def at(self, t):
+        return replace(self.snap, t=t)
+
+    def energy_rows(self):
+        return np.zeros((0, 6))
+
+
+def keys_(out):
+    sc = load("hanging-plastic")
+    src = Recorder(Simulation(sc).snapshot())
+    v = Viewer(sc, sc.look, sc.camera, SIZE, source=src)
+    v.pictures = lambda: Path(out) / "pictures"
+    w = v.window
+    w._enable_event_queue = False
+    frames(v, 2, 0)
+    res = {}
+
+    def press(name, mods=0, release=False):
+        sym = getattr(key, name)
+        before = len(src.sent)
+        w.dispatch_event("on_key_press", sym, mods)
+        if release:
+            w.dispatch_event("on_key_release", sym, mods)
+        frames(v, 1, 0)
+        return [repr(c) for c in src.sent[before:]]
+
+    for b in keys.BINDINGS:
+        for name in b.keys:
+            tag = f"{b.action}:{name}"
+            if b.action in keys.DIRECTIONS:
+                res[tag] = press(name) + press(name, key.MOD_SHIFT) + \
+                    [repr(c) for c in _release(w, src, name)]
+            elif b.action == "let_go":
+                first = press(name)
+                src.snap = replace(src.snap, slinkies=tuple(
+                    replace(sl, anchor_held=False) for sl in src.snap.slinkies))
+                frames(v, 1, 0)
+                res[tag] = first + press(name)
+            elif b.action in ("slower", "faster"):
+                v._set_scale(0 if b.action == "slower" else len(keys.TIME_SCALES) - 1)
+                res[tag] = press(name) + [v.scale_index]
+            elif b.action == "scene":
+                sent = [c.split("(")[0] for c in press(name)]
+                res[tag] = [v.scene.title, *sent]
+            elif b.action == "side_view":
+                res[tag] = press(name) + [v.side_view, v.camera.ortho]
+                press(name)
+            elif b.action in ("panel", "help"):
+                attr = "show_" + b.action
+                res[tag] = press(name) + [getattr(v, attr)]
+                press(name)
+            elif b.action == "replay":
+                res[tag] = press(name) + [v.replay is not None]
+                press(name)
+            elif b.action == "screenshot":
+                res[tag] = press(name) + [v.message]
+            elif b.action == "fullscreen":
+                was = w.fullscreen
+                res[tag] = press(name) + [w.fullscreen != was]
+                press(name)
+            elif b.action == "camera":
+                d = v.camera.distance
+                w.dispatch_event("on_mouse_scroll", 10, 10, 0, 3)
+                res[tag] = press(name) + [abs(v.camera.distance - d) < 1e-12]
+            elif b.action == "quit":
+                continue  # last, below
+            else:
+                res[tag] = press(name)
+    res["scenes"] = sorted(p.stem for p in __import__("slinky3d.scene.loader",
+                                                      fromlist=["shipped"]).shipped())
+    res["pictures"] = sorted(p.name for p in (Path(out) / "pictures").glob("*.png"))
+    w.dispatch_event("on_key_press", key.ESCAPE, 0)
+    res["closed"] = bool(w.has_exit) or getattr(w, "_context", None) is None
+    print(json.dumps(res))
+
+
+def _release(w, src, name):
+    before = len(src.sent)
+    w.dispatch_event("on_key_release", getattr(key, name), 0)
+    return src.sent[before:]
+
+
+if __name__ == "__main__":
+    {"drag": drag, "keys": keys_}[sys.argv[1]](sys.argv[2])

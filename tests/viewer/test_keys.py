@@ -1,0 +1,28 @@
+"""The key table: every key once, every action implemented, and docs/app.md lists it."""
+
+from pathlib import Path
+
+from slinky3d.viewer import keys
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_every_key_once_and_every_action_implemented():
+    # (that pyglet knows every key name: tests/viewer/test_app.py, with a window)
+    from slinky3d.viewer.window import Viewer
+
+    names = [k for b in keys.BINDINGS for k in b.keys]
+    assert len(names) == len(set(names))
+    for b in keys.BINDINGS:
+        assert b.action in keys.DIRECTIONS or callable(getattr(Viewer, "key_" + b.action))
+
+
+def test_time_scales_are_log_spaced_from_1_to_1_32():
+    s = keys.TIME_SCALES
+    assert s[0] == 1.0 and s[-1] == 1 / 32
+    assert all(b / a == 0.5 for a, b in zip(s, s[1:], strict=False))
+
+
+def test_docs_list_the_table():
+    text = (ROOT / "docs" / "app.md").read_text(encoding="utf-8")
+    assert keys.markdown_table() in text

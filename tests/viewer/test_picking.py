@@ -1,0 +1,57 @@
+"""Picking: the ray under a pixel meets z = 0 where the camera projects that point; the
+nearest end point within the pick radius is found; extreme cursors stay finite."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from shapes import hanging_snapshot
+
+from slinky3d.viewer import picking
+from slinky3d.viewer.camera import frame_snapshot
+
+SIZE = (640, 360)
+
+
+@pytest.fixture(params=[False, True], ids=["perspective", "ortho"])
+def cam(request):
+    c = frame_snapshot(hanging_snapshot("steel"), SIZE)
+    return replace(c, ortho=True, yaw=0.0, pitch=0.0) if request.param else c
+
+
+def test_ray_through_a_projected_point_hits_it(cam):
+    rng = np.random.default_rng(1)
+    pts = np.c_[rng.uniform(-0.3, 0.3, 20), rng.uniform(-1.0, 0.1, 20), np.zeros(20)]
+    px = cam.project(pts, *SIZE)
+    box = (np.array([-10.0, -10.0]), np.array([10.0, 10.0]))
+    for p, (x, y) in zip(pts, px, strict=True):
+        assert np.allclose(picking.cursor_point(cam, x, y, SIZE, box), p[:2], atol=1e-9)
+
+
+def test_nearest_end_point_within_the_radius(cam):
+    snap = hanging_snapshot("steel")
+    ends = snap.slinkies[0].ends
+    px = cam.project(np.c_[ends, np.zeros(len(ends))], *SIZE)
+    for k in (0, 40, len(ends) - 1):
+        x, y = px[k] + [1.0, -1.0]
+        i, j = picking.nearest_point(snap, cam, x, y, SIZE)
+        # several ends may share a pixel where coils are collapsed; the one found is there
+        assert i == 0 and np.linalg.norm(px[j] - px[k]) < 2.0
+    far = px.min(axis=0) - 3 * picking.PICK_RADIUS_PX
+    assert picking.nearest_point(snap, cam, *far, SIZE) is None
+
+
+def test_extreme_cursors_stay_finite_and_in_the_box(cam):
+    box = picking.scene_box(hanging_snapshot("steel"), 1.0)
+    for x, y in ((-1e9, 5.0), (1e9, 1e9), (SIZE[0] / 2, -1e7), (np.inf, 0.0), (np.nan, 0.0)):
+        p = picking.cursor_point(cam, x, y, SIZE, box)
+        assert np.all(np.isfinite(p)) and np.all(p >= box[0]) and np.all(p <= box[1])
+
+
+def test_edge_on_plane_falls_back_to_the_target_plane():
+    c = frame_snapshot(hanging_snapshot("steel"), SIZE)
+    c = replace(c, yaw=np.pi / 2, pitch=0.0)  # looking along -x: z = 0 is seen edge-on
+    box = (np.array([-5.0, -5.0]), np.array([5.0, 5.0]))
+    p = picking.cursor_point(c, SIZE[0] / 2, SIZE[1] / 2, SIZE, box)
+    assert np.allclose(p, c.target[:2], atol=1e-9)
+    assert picking.on_plane(c.eye(), -c.basis()[2]) is None
