@@ -108,10 +108,25 @@ def test_several_slinkies_round_trip(capsys, fake, tmp_path):
     (["figure", "1Pa"], "--times"),
     (["figure", "missing.npz", "--times", "0"], "missing.npz: no such recording"),
     (["frobnicate"], "invalid choice"),
-    ([], "COMMAND"),
+    (["run", "1Pa", "--log-state", "/no/such/dir/x.npz"], "--log-state: folder /no/such/dir"),
 ])
 def test_errors_are_one_line_with_status_2(capsys, fake, argv, fragment):
     assert fragment in fails(capsys, *argv)
+
+
+@pytest.mark.parametrize("argv", [[], ["run"], ["run", "1Pa"], ["replay", "x.npz"]])
+def test_without_a_display_the_app_names_the_headless_jobs(capsys, monkeypatch, argv):
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    err = fails(capsys, *argv)
+    assert "cannot open a window (no display)" in err
+    assert all(f"slinky3d {job}" in err for job in ("screenshot", "simulate", "figure"))
+
+
+def test_no_command_is_the_app_on_the_default_scene():
+    args = cli.build_parser().parse_args(["run"])
+    assert args.scene == cli.DEFAULT_SCENE == "hanging-plastic"
+    assert args.log_state is None
 
 
 def test_keyboard_interrupt_exits_130_quietly(capsys, monkeypatch):

@@ -156,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
                save_frame=args.save_frame)
     rc = v.run()
     if log is not None:
-        from slinky3d.runtime.session import save_session
+        from slinky3d.output.session import save_session
 
         save_session(log, v.source)
         print(f"session written to {log}")
@@ -167,7 +167,8 @@ def replay(args: argparse.Namespace) -> int:
     """`slinky3d replay FILE.npz`: a logged session played in a window."""
     size = parse_size(args.size)
     _need_display()
-    from slinky3d.runtime.session import SessionSource, load_session
+    from slinky3d.output.session import load_session
+    from slinky3d.runtime.session import SessionPlayer
     from slinky3d.viewer.window import Viewer
 
     session = load_session(args.log)
@@ -175,5 +176,5 @@ def replay(args: argparse.Namespace) -> int:
     look = sc.look if isinstance(sc.look, Look) else Look()
     hint = sc.camera if isinstance(sc.camera, CameraHint) else CameraHint()
     v = Viewer(sc, look, hint, size, quality=args.quality, max_frames=args.frames,
-               save_frame=args.save_frame, source=SessionSource(session), live=False)
+               save_frame=args.save_frame, source=SessionPlayer(session), live=False)
     return v.run()

@@ -98,7 +98,6 @@ class Viewer:
         self.source = source or default_source(scene)
         fb = self.window.get_framebuffer_size()
         self.renderer = Renderer(self.ctx, fb, quality=quality)
-        self.overlay = overlay if overlay is not None else Overlay(self.window, FONT_PX)
         self._screen, self._screen_size = self.ctx.screen, tuple(fb)
         self._base_hint = hint
         pair = self.source.latest_pair()
@@ -128,6 +127,9 @@ class Viewer:
                         on_mouse_motion=self.on_mouse_motion,
                         on_mouse_scroll=self.on_mouse_scroll, on_key_press=self.on_key_press,
                         on_key_release=self.on_key_release, on_close=self.on_close)
+        # After the app's handlers: pyglet calls the overlay's first, and what its panel
+        # takes (a click on a slider, a key in a field) stops there.
+        self.overlay = overlay if overlay is not None else Overlay(self.window, FONT_PX)
 
     # -- scene ---------------------------------------------------------------------
     def _set_scene(self, scene, look: Look | None = None, hint: CameraHint | None = None,

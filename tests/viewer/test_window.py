@@ -143,3 +143,45 @@ def test_no_display_is_one_clear_line():
     assert p.returncode == 2
     lines = p.stderr.strip().splitlines()
     assert len(lines) == 1 and "cannot open a window" in lines[0], p.stderr
+
+
+def xdotool(*args, display, timeout=30):
+    env = {**os.environ, "DISPLAY": display}
+    return subprocess.run(["xdotool", *args], env=env, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_real_keys_drive_the_held_base_and_escape_quits(display, tmp_path):
+    """Real X input (xdotool's XTEST): Right held for a while moves the held top of the
+    plastic Slinky to the right; Esc quits; the session log says so."""
+    from slinky3d.output.session import load_session
+    from slinky3d.output.trajectory import load
+
+    if shutil.which("xdotool") is None:
+        pytest.fail("no xdotool: apt-get install xdotool (CI's .ci/run does)")
+    log = tmp_path / "session.npz"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "DISPLAY": display}
+    proc = subprocess.Popen([sys.executable, "-m", "slinky3d", "run", "hanging-plastic",
+                             "--size", "320x240", "--log-state", str(log)], env=env,
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        found = xdotool("search", "--sync", "--name", "slinky3d", display=display, timeout=60)
+        wid = found.stdout.split()[0]
+        time.sleep(1.5)  # the solver thread under way
+        xdotool("windowfocus", "--sync", wid, display=display)
+        xdotool("keydown", "Right", display=display)
+        time.sleep(0.8)
+        xdotool("keyup", "Right", display=display)
+        time.sleep(0.5)
+        xdotool("key", "Escape", display=display)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    session = load_session(log)
+    drives = [c for _, c in session.log if type(c).__name__ == "DriveBase"]
+    assert drives and drives[0].velocity[0] > 0 and drives[-1].velocity == (0.0, 0.0)
+    top = load(log).tracks[0].ends[:, 0]
+    assert top[-1, 0] - top[0, 0] > 0.1  # m: 0.8 s at 0.4 m/s, less the speeding up
+    assert abs(top[-1, 1] - top[0, 1]) < 0.02
