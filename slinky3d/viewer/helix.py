@@ -65,7 +65,7 @@ def impact_flash(sl: SlinkySnapshot, duration: float = FLASH_S) -> np.ndarray:
     if sl.impact_age is None:
         return np.zeros(sl.N)
     age = np.asarray(sl.impact_age, float)
-    f = np.clip(1.0 - np.nan_to_num(age, nan=np.inf) / duration, 0.0, 1.0)
+    f = np.clip(1.0 - np.fmin(age, 1e6) / duration, 0.0, 1.0)  # fmin: NaN counts as never
     return np.maximum(f, np.r_[f[1:], 0.0])
 
 

@@ -30,6 +30,7 @@ LODS = (6, 8, 12, 16, 24)  # segments per half turn below the preset's maximum
 SKIN_COLOUR = (0.72, 0.50, 0.38, 0.15)
 SPRING_COLOUR = (1.0, 0.78, 0.15, 0.6)  # the grab coupling's coil
 DAMPER_COLOUR = (0.22, 0.24, 0.28, 0.8)  # and its damper
+COUPLING_SIZE = 2.5  # the coupling's size in Slinky radii: readable a few metres away
 
 
 class Renderer:
@@ -324,8 +325,9 @@ class Renderer:
             elif look.anchor == "hand":
                 parts += props.hand_boxes(sl, SKIN_COLOUR)
             if sl.grab is not None and sl.grab_point is not None:
-                parts.append(coupling.spring_damper(sl.grab, sl.grab_point, sl.R,
-                                                    SPRING_COLOUR, DAMPER_COLOUR))
+                parts.append(coupling.spring_damper(sl.grab, sl.grab_point,
+                                                    COUPLING_SIZE * sl.R, SPRING_COLOUR,
+                                                    DAMPER_COLOUR))
         parts += props.stair_boxes(look.stairs, look.stairs_depth, floor_y,
                                  (*look.stairs_colour, 0.0))
         return np.concatenate(parts) if parts else np.zeros((0, 10), "f4")
