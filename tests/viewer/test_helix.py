@@ -97,3 +97,16 @@ def test_bounds_contain_mesh(snap):
     lo, hi = helix.bounds(snap, pad=0.004)
     mesh = helix.extrude(snap.slinkies[0], 0.003, helix.template(8))
     assert np.all(mesh.positions >= lo) and np.all(mesh.positions <= hi)
+
+
+def test_impact_flash_lights_the_half_hoops_of_a_joint_that_just_hit():
+    from dataclasses import replace
+
+    sl = hanging_snapshot("steel").slinkies[0]
+    assert not helix.impact_flash(sl).any()  # no impact ages: nothing flashes
+    age = np.full(sl.N, np.inf)
+    age[10], age[20], age[30] = 0.0, 0.5 * helix.FLASH_S, np.nan
+    f = helix.impact_flash(replace(sl, impact_age=age))
+    # joint k joins half hoops k - 1 and k
+    assert f[9] == f[10] == 1.0 and f[19] == f[20] == pytest.approx(0.5)
+    assert np.count_nonzero(f) == 4
