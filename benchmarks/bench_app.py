@@ -66,7 +66,7 @@ def thread_cpu(tid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def percentiles(xs: list[float]) -> dict[str, float]:
+def percentiles(xs) -> dict[str, float]:
     a = np.asarray(xs, float) * 1e3
     return {"p50_ms": float(np.percentile(a, 50)), "p95_ms": float(np.percentile(a, 95)),
             "p99_ms": float(np.percentile(a, 99)), "max_ms": float(a.max())}

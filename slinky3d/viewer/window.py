@@ -161,6 +161,9 @@ class Viewer:
 
     def open_scene(self, scene) -> None:
         """Replace the running scene (keys 1-9, the panel): the solver loads it."""
+        if not self.live:
+            self.say("replaying a session: open scenes in `slinky3d run`")
+            return
         self.send(commands.Load(scene))
         self._stale = self.source.latest_pair()
         self.replay, self.scrub_t, self.grabbed, self.drag = None, None, None, None
@@ -173,7 +176,9 @@ class Viewer:
             self.toggle_side_view()
 
     def send(self, cmd) -> None:
-        if self.live:
+        """A command to the solver; playing a logged session, only pacing ones (the
+        session's own commands move the Slinky)."""
+        if self.live or isinstance(cmd, PACING):
             self.source.send(cmd)
 
     def say(self, text: str) -> None:
@@ -323,7 +328,8 @@ class Viewer:
 
         if isinstance(action, ApplyParams):
             self.open_scene(edit.with_values(self.scene, action.values))
-            self.say("new parameters: static shape solved, restarted")
+            if self.live:
+                self.say("new parameters: static shape solved, restarted")
         elif isinstance(action, SaveScene):
             path = edit.save(self.scene, action.path)
             self.say(f"scene saved to {path}")
@@ -608,6 +614,8 @@ class Viewer:
         return 0
 
 
+PACING = (commands.Pause, commands.Resume, commands.TogglePause, commands.Step,
+          commands.TimeScale, commands.Reset)
 HEADLESS_HINT = ("without a display use the headless jobs: `slinky3d screenshot SCENE` "
                  "(a PNG), `slinky3d simulate SCENE` (a recording), `slinky3d figure SCENE`")
 
