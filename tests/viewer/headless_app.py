@@ -179,6 +179,19 @@ def keys_(out):
                 continue  # last, below
             else:
                 res[tag] = press(name)
+    # the panel: a change restarts with the new parameter; a save loads back the same
+    from slinky3d.scene import edit
+    from slinky3d.viewer.overlay import ApplyParams, SaveScene
+
+    vals = edit.panel_values(v.scene)
+    v.do_action(ApplyParams(replace(vals, g=edit.PLANETS["Moon"], mass=1.5 * vals.mass)))
+    cmd = src.sent[-1]
+    res["apply"] = [type(cmd).__name__, cmd.scene.slinkies[0].params.g,
+                    cmd.scene.slinkies[0].params.mass / vals.mass, v.scene is cmd.scene]
+    v.do_action(SaveScene(str(Path(out) / "saved.toml")))
+    back = load(Path(out) / "saved.toml")
+    res["saved"] = [v.message, back.slinkies[0].params.g,
+                    bool(np.array_equal(back.slinkies[0].q0, v.scene.slinkies[0].q0))]
     res["scenes"] = sorted(p.stem for p in __import__("slinky3d.scene.loader",
                                                       fromlist=["shipped"]).shipped())
     res["pictures"] = sorted(p.name for p in (Path(out) / "pictures").glob("*.png"))

@@ -96,3 +96,7 @@ def test_every_key_does_what_it_says(tmp_path):
             else:
                 pytest.fail(f"no check for {tag}")
     assert r["pictures"]
+    load, g, mass_ratio, shown = r["apply"]
+    assert load == "Load" and g == 1.62 and mass_ratio == pytest.approx(1.5) and shown
+    message, g_back, same_shape = r["saved"]
+    assert message.startswith("scene saved to ") and g_back == 1.62 and same_shape

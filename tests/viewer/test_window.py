@@ -154,8 +154,7 @@ def xdotool(*args, display, timeout=30):
 def test_real_keys_drive_the_held_base_and_escape_quits(display, tmp_path):
     """Real X input (xdotool's XTEST): Right held for a while moves the held top of the
     plastic Slinky to the right; Esc quits; the session log says so."""
-    from slinky3d.output.session import load_session
-    from slinky3d.output.trajectory import load
+    from slinky3d.output import session, trajectory
 
     if shutil.which("xdotool") is None:
         pytest.fail("no xdotool: apt-get install xdotool (CI's .ci/run does)")
@@ -179,9 +178,9 @@ def test_real_keys_drive_the_held_base_and_escape_quits(display, tmp_path):
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 0, err
-    session = load_session(log)
-    drives = [c for _, c in session.log if type(c).__name__ == "DriveBase"]
+    logged = session.load_session(log)
+    drives = [c for _, c in logged.log if type(c).__name__ == "DriveBase"]
     assert drives and drives[0].velocity[0] > 0 and drives[-1].velocity == (0.0, 0.0)
-    top = load(log).tracks[0].ends[:, 0]
+    top = trajectory.load(log).tracks[0].ends[:, 0]
     assert top[-1, 0] - top[0, 0] > 0.1  # m: 0.8 s at 0.4 m/s, less the speeding up
     assert abs(top[-1, 1] - top[0, 1]) < 0.02
