@@ -20,17 +20,19 @@ releases the GIL so the solver thread does not stall the UI.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit  # nogil: the solver thread does not hold the UI thread back
 
-BASE = 3
+from slinky3d.model.chain import BASE
 
-
-FM = {"contract"}  # fused multiply-add only: results stay IEEE otherwise
+FM: set[str] = {"contract"}  # fused multiply-add only: results stay IEEE otherwise
 # Options of every kernel. _nrt=False: no reference counting, since no kernel
-# allocates; with it, each array taken from the solver's scratch tuple costs an
-# atomic incref/decref pair, ~0.2 us a call (17 % of test 4S's run time).
-JIT = {"cache": True, "error_model": "numpy", "nogil": True, "_nrt": False}
+# allocates; with it, each array taken from the solver's work arrays costs an
+# atomic incref/decref pair, ~0.2 us a call (17 % of test 4S's run time). Typed
+# Any: numba's stubs do not list _nrt, and njit's overloads accept Any values.
+JIT: dict[str, Any] = {"cache": True, "error_model": "numpy", "nogil": True, "_nrt": False}
 
 
 @njit(**JIT, fastmath=FM, inline="always")
