@@ -60,13 +60,14 @@ def impact(q, qd, locked, par, modes, w, cnt):
     over the touching joints. Afterwards `locked` is the set with v+ = 0. Joints
     marked w.sticky are stopped whatever the sign of their impulse.
     """
-    tau = w.applied
-    fext = w.bar_force
-    presc = w.prescribed
-    qdd_p = w.prescribed_acc
-    arm = w.armature
+    f = w.forces
+    tau = f.applied
+    fext = f.bar_force
+    presc = f.prescribed
+    qdd_p = f.prescribed_acc
+    arm = f.armature
     qdd = w.qdd
-    impulse = w.joint_force
+    impulse = f.joint_force
     nj = q.shape[0]
     n = nj - BASE
     tmin = par.theta_min
@@ -98,7 +99,7 @@ def impact(q, qd, locked, par, modes, w, cnt):
                 presc[i] = True
                 qdd_p[i] = 0.0
         aba(q, w.zeros, tau, presc, qdd_p, fext, arm, par.mass, par.inertia, par.radius, 0.0,
-            qdd, impulse, w.ends, w.bar_axes, w.aba_rows)
+            qdd, impulse, f.ends, f.bar_axes, f.aba_rows)
         cnt.evaluations += 1
         lmax = 0.0
         for j in range(nj):
@@ -178,8 +179,8 @@ def resting(q, qd, sd, t, locked, target, par, modes, w, cnt, fresh=False):
     """Acceleration-level contact LCP: which touching, resting joints stay locked.
 
     Locked joints need a compressive torque (>= 0); free touching joints at rest
-    need theta'' >= 0. On return w.joint_force holds the contact torques of the
-    locked joints (also in w.torque_start) and w.qdd the accelerations. `fresh`: w
+    need theta'' >= 0. On return w.forces.joint_force holds the contact torques of
+    the locked joints (also in w.torque_start) and w.qdd the accelerations. `fresh`: w
     already holds the dynamics of this state and contact set. Returns whether qdd
     holds them on return (not when nothing touches).
     """
@@ -187,7 +188,7 @@ def resting(q, qd, sd, t, locked, target, par, modes, w, cnt, fresh=False):
     tmin = par.theta_min
     j0 = first_joint(modes)
     qdd = w.qdd
-    torque = w.joint_force
+    torque = w.forces.joint_force
     lam0 = w.torque_start
     cand = w.candidate
     viol = w.violation
@@ -206,7 +207,7 @@ def resting(q, qd, sd, t, locked, target, par, modes, w, cnt, fresh=False):
     done = False
     for it in range(MAX_PIVOTS):
         if not (fresh and it == 0):
-            derivatives(q, qd, sd, t, locked, target, par, modes, w, qdd,
+            derivatives(q, qd, sd, t, locked, target, par, modes, w.forces, qdd,
                         w.small[0].damper_rate, qd, w.zeros, 0.0)
             cnt.evaluations += 1
         if scale == 0.0:

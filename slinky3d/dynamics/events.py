@@ -208,7 +208,8 @@ def accelerations(q, qd, sd, t, locked, target, par, modes, w, cnt, acc, rate):
     rate, and into w.qdd (which the next contact solve may reuse)."""
     qdd = w.qdd
     sdd = w.small[0].damper_rate
-    derivatives(q, qd, sd, t, locked, target, par, modes, w, qdd, sdd, qd, w.zeros, 0.0)
+    derivatives(q, qd, sd, t, locked, target, par, modes, w.forces, qdd, sdd, qd, w.zeros,
+                0.0)
     cnt.evaluations += 1
     for j in range(q.shape[0]):
         acc[j] = qdd[j]
@@ -227,7 +228,7 @@ def separation_time(q, qd, sd, t, dt, s, locked, target, par, modes, w, cnt):
     nj = q.shape[0]
     lam0 = w.torque_start
     lam1 = w.torque_end
-    torque = w.joint_force
+    torque = w.forces.joint_force
     qe = w.kept_q
     ve = w.kept_v
     for j in range(nj):
@@ -244,12 +245,12 @@ def separation_time(q, qd, sd, t, dt, s, locked, target, par, modes, w, cnt):
             ghi = min(ghi, lam1[j])  # < 0: some contact ends tensile
     for _ in range(SEP_ITER):
         dense(q, qd, sd, w, s, dt)
-        set_base(q, qd, t + s * dt, par, modes, w)
+        set_base(q, qd, t + s * dt, par, modes, w.forces)
         for j in range(nj):
             if locked[j]:
                 q[j] = tmin
                 qd[j] = 0.0
-        derivatives(q, qd, sd, t + s * dt, locked, target, par, modes, w, w.qdd,
+        derivatives(q, qd, sd, t + s * dt, locked, target, par, modes, w.forces, w.qdd,
                     w.small[0].damper_rate, qd, w.zeros, 0.0)
         cnt.evaluations += 1
         g = 1e300

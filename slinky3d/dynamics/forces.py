@@ -42,22 +42,22 @@ def anchor_motion(par, t, pose, vel, acc):
 
 
 @njit(**JIT)
-def derivatives(q, qd, sd, t, locked, target, par, modes, w, out_qdd, out_sd, vdamp, qx,
+def derivatives(q, qd, sd, t, locked, target, par, modes, fw, out_qdd, out_sd, vdamp, qx,
                 armh):
     """Accelerations of the system with `locked` joints held; returns nothing.
 
-    Fills out_qdd and out_sd (grab damper rate); w.joint_force holds, for locked
+    Fills out_qdd and out_sd (grab damper rate); fw.joint_force holds, for locked
     joints, the contact torque, for prescribed base joints the anchor reaction. The
     joint damping acts with the velocities `vdamp` and the springs with the angles
     q + qx (qd and 0 for the true dynamics; a Rosenbrock stage's combinations
     otherwise), implicit through the armature armh (integrator.py).
     """
-    tau = w.applied
-    presc = w.prescribed
-    qdd_p = w.prescribed_acc
-    arm = w.armature
-    fext = w.bar_force
-    sm = w.small[0]
+    tau = fw.applied
+    presc = fw.prescribed
+    qdd_p = fw.prescribed_acc
+    arm = fw.armature
+    fext = fw.bar_force
+    drive = fw.drive[0]
     nj = q.shape[0]
     n = nj - BASE
     free = modes.anchor_free != 0
@@ -80,8 +80,8 @@ def derivatives(q, qd, sd, t, locked, target, par, modes, w, out_qdd, out_sd, vd
         arm[BASE] = 0.0
         presc[BASE] = True
     else:
-        acc = sm.anchor_acceleration
-        anchor_motion(par, t, sm.anchor_pose, sm.anchor_velocity, acc)
+        acc = drive.anchor_acceleration
+        anchor_motion(par, t, drive.anchor_pose, drive.anchor_velocity, acc)
         for i in range(BASE):
             presc[i] = True
             qdd_p[i] = acc[i]
@@ -94,17 +94,17 @@ def derivatives(q, qd, sd, t, locked, target, par, modes, w, out_qdd, out_sd, vd
                 f = kc * pen - dc * qd[j]
                 if f > 0.0:
                     tau[j] += f
-    if sm.force_applied != 0:  # a grab force was applied last time
+    if drive.force_applied != 0:  # a grab force was applied last time
         for i in range(n):
             fext[i, 0] = 0.0
             fext[i, 1] = 0.0
             fext[i, 2] = 0.0
-        sm.force_applied = 0
+        drive.force_applied = 0
     out_sd[0] = 0.0
     out_sd[1] = 0.0
     if modes.grab != 0:
-        E = w.ends
-        kinematics(q, par.radius, E, w.bar_axes, w.aba_rows)
+        E = fw.ends
+        kinematics(q, par.radius, E, fw.bar_axes, fw.aba_rows)
         kp = modes.grab_point
         ex = target[0] - E[kp, 0]
         ey = target[1] - E[kp, 1]
@@ -120,23 +120,23 @@ def derivatives(q, qd, sd, t, locked, target, par, modes, w, out_qdd, out_sd, vd
         out_sd[0] = mx / par.grab_damping
         out_sd[1] = my / par.grab_damping
         point_force(E, kp, fx, fy, fext)
-        sm.force_applied = 1
-    force = w.joint_force
+        drive.force_applied = 1
+    force = fw.joint_force
     aba(q, qd, tau, presc, qdd_p, fext, arm, par.mass, par.inertia, par.radius, par.gravity,
-        out_qdd, force, w.ends, w.bar_axes, w.aba_rows)
+        out_qdd, force, fw.ends, fw.bar_axes, fw.aba_rows)
     # contact torque of locked joints = needed torque minus the spring's
     for j in range(nj):  # base joints are never locked
         force[j] = force[j] - tau[j] if locked[j] else force[j]
 
 
 @njit(**JIT)
-def set_base(q, qd, t, par, modes, w):
+def set_base(q, qd, t, par, modes, fw):
     """Put a held/scripted anchor exactly on its motion (no drift from RK sums)."""
     if modes.anchor_free == 0:
-        sm = w.small[0]
-        pose = sm.anchor_pose
-        vel = sm.anchor_velocity
-        anchor_motion(par, t, pose, vel, sm.anchor_acceleration)
+        drive = fw.drive[0]
+        pose = drive.anchor_pose
+        vel = drive.anchor_velocity
+        anchor_motion(par, t, pose, vel, drive.anchor_acceleration)
         for i in range(BASE):
             q[i] = pose[i]
             qd[i] = vel[i]

@@ -109,8 +109,8 @@ def stages(q, qd, sd, t, h, locked, target, par, modes, w, cnt):
                     qx[j] += c * kq[m, j]
         for j in range(nj):
             qx[j] += g * h * vd[j]
-        derivatives(q, qd, sd, tst, locked, target, par, modes, w, kv[st], ks[st], vd, qx,
-                    armh)
+        derivatives(q, qd, sd, tst, locked, target, par, modes, w.forces, kv[st], ks[st], vd,
+                    qx, armh)
         cnt.evaluations += 1
         for j in range(nj):
             kq[st, j] = h * (vd[j] + g * h * kv[st, j])
@@ -162,7 +162,7 @@ def flow(q, qd, sd, t, h, locked, target, par, modes, w, cnt, control=True):
         for i in range(pieces):
             ts = t + i * hs
             err = stages(q, qd, sd, ts, hs, locked, target, par, modes, w, cnt)
-            set_base(q, qd, ts + hs, par, modes, w)
+            set_base(q, qd, ts + hs, par, modes, w.forces)
             worst = max(worst, err)
             if err > ERR_TOL and d < dmax:
                 break

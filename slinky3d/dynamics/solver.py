@@ -23,8 +23,9 @@ from slinky3d.dynamics.workspace import (
     LAWS,
     MODES,
     PARAMETERS,
-    first_joint,
+    first_joint_of,
     new_work,
+    plain,
 )
 from slinky3d.model import chain
 from slinky3d.model.chain import BASE, TOUCHING
@@ -53,13 +54,14 @@ class SlinkySolver:
         self.spec, self.p, self.h = spec, p, h
         n = p.N
         self.work = new_work(n)
-        self._work = tuple(self.work)  # what `run` takes (see there)
-        # The kernels take records: views of these 1-element arrays (the modes'
-        # array is part of the state: state() copies it).
+        self._work = plain(self.work)  # what `run` takes (see there)
+        # The kernels take records: views of these 1-element arrays. The modes are part
+        # of the state, copied as integers (a structured array's copy costs 1.2 us).
         self._parameters = np.zeros(1, PARAMETERS)
         self._modes = np.zeros(1, MODES)
         self._counters = np.zeros(1, COUNTERS)
         self.par, self.modes, self.cnt = self._parameters[0], self._modes[0], self._counters[0]
+        self._mode_values = self._modes.view(np.int64)
         self._fill_params()
         self.reset()
 
@@ -117,8 +119,7 @@ class SlinkySolver:
         self.work.small["dynamics_current"] = 0
 
     def _first_joint(self) -> int:
-        """First joint that can touch (workspace.first_joint)."""
-        return int(first_joint(self.modes))
+        return first_joint_of(self.free)
 
     def _free_anchor(self) -> None:
         """The anchored end lets go: its pose becomes free, joint 1 loses its spring."""
@@ -153,8 +154,8 @@ class SlinkySolver:
     def energy(self) -> float:
         p = self.p
         return float(aba_energy(self.q, self.qd, p.m, p.I, p.R, p.g, p.k_coil,
-                                self._first_joint(), self.work.ends, self.work.bar_axes,
-                                self.work.aba_rows))
+                                self._first_joint(), self.work.forces.ends,
+                                self.work.forces.bar_axes, self.work.forces.aba_rows))
 
     def ends(self) -> np.ndarray:
         return chain.end_points(self.q, self.p.R)
@@ -230,13 +231,13 @@ class SlinkySolver:
     def state(self) -> tuple:
         """A copy of everything that evolves (for roll-back and hashing)."""
         return (self.q.copy(), self.qd.copy(), self.sd.copy(), self.locked.copy(),
-                self._modes.copy(), self.target.copy(), self.k)
+                self._mode_values.copy(), self.target.copy(), self.k)
 
     def restore(self, state: tuple) -> None:
         q, qd, sd, locked, modes, target, k = state
         self._touched()
         self.q[:], self.qd[:], self.sd[:], self.locked[:] = q, qd, sd, locked
-        self._modes[:], self.target[:] = modes, target
+        self._mode_values[:], self.target[:] = modes, target
         self.k = k
         self.t = k * self.h
 

@@ -11,7 +11,8 @@ All contacts at an instant are solved together (contacts.py). With the soft law,
 no contacts, a step is one flow.
 
 The helpers of `step`, and the small ones of events.py, are inlined by numba
-(inline="always"): as calls, each passing the whole work tuple, they cost 1Pa ~3 %.
+(inline="always"): as calls, each passing the whole work tuple, they measured
+~3 % slower at 1Pa (N = 75), about this machine's noise.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from slinky3d.dynamics.workspace import (
     NO_EVENT,
     REDO,
     SEPARATION,
+    ForceWork,
     Work,
     first_joint,
 )
@@ -123,7 +125,7 @@ def _short_range_hit(q, qd, sd, t, h, rem, locked, par, modes, w, start_known, c
         dt = taylor_hit(q, qd, w.acc_start, locked, first_joint(modes), par.theta_min, tmax)
     if dt <= tmax and can_cut:
         advance_on_taylor(q, qd, sd, w.acc_start, w.small[0].damper_rate_start, dt)
-        set_base(q, qd, t + dt, par, modes, w)
+        set_base(q, qd, t + dt, par, modes, w.forces)
         return HIT, dt
     return NO_EVENT, dt
 
@@ -197,7 +199,7 @@ def _separation_estimate(locked, j0, w):
     earliest linear estimate of a contact torque reaching zero (2.0 if none)."""
     lam0 = w.torque_start
     lam1 = w.torque_end
-    torque = w.joint_force
+    torque = w.forces.joint_force
     s_sep = 2.0
     for j in range(j0, locked.shape[0]):
         lam1[j] = torque[j] if locked[j] else 0.0
@@ -219,7 +221,7 @@ def _cut(q, qd, sd, t, rem, s, kind, locked, target, par, modes, w, cnt):
     dt = s * rem
     if s <= S_DENSE:
         dense(q, qd, sd, w, s, rem)
-        set_base(q, qd, t + dt, par, modes, w)
+        set_base(q, qd, t + dt, par, modes, w.forces)
         return dt
     restore_substep(q, qd, sd, w)
     flow(q, qd, sd, t, dt, locked, target, par, modes, w, cnt)
@@ -277,12 +279,12 @@ def _apply_event(kind, q, qd, quick, locked, par, modes, w, cnt):
 def run(q, qd, sd, t, h, nsteps, locked, target, parameters, modes, work, counters):
     """nsteps fixed steps of h; returns the final time. The entry point from Python:
     it takes the records as their 1-element arrays and the work as a plain tuple
-    (tuple(Work)), which numba's dispatcher types in C, where a record costs 1.5 us a
+    (workspace.plain), which numba's dispatcher types in C, where a record costs 1.5 us a
     call and a NamedTuple of arrays 3 us (1Pa calls this every 10 steps, 140 us)."""
     par = parameters[0]
     md = modes[0]
     cnt = counters[0]
-    w = Work(*work)
+    w = Work(ForceWork(*work[0]), *work[1:])
     for _ in range(nsteps):
         t = step(q, qd, sd, t, h, locked, target, par, md, w, cnt)
     return t

@@ -8,11 +8,13 @@ go, a grab starts), the *work* arrays and the *counters*.
 Design, and the measured reasons:
 * `Work` is a NamedTuple of arrays. In compiled code a field name costs nothing over
   a tuple position, but numba passes every field's array descriptor (7-9 words) to
-  every non-inlined call: 20 more fields cost 1Pa (N = 75) ~3 %. So the fixed-size
-  quantities share one record array (`small`), and a state kept for two uses that
-  are never live together shares one pair of arrays (`kept_q`, `kept_v`). A
-  structref or jitclass (one pointer) needs numba's reference-counted allocation,
-  which the kernels switch off (_nrt=False, worth 17 % of test 4S's run time).
+  every call that is not inlined: 20 more fields cost 1Pa (N = 75) ~3 %. So the
+  force model, called most, takes only its part (`ForceWork`); the fixed-size
+  quantities share record arrays (`small`, `drive`); and a state kept for two uses
+  never live together shares one pair of arrays (`kept_q`, `kept_v`). A numba
+  structref (one pointer) does not compile with the kernels' `_nrt=False` (its
+  fields are reached through reference-counted memory), and reference counting
+  cost 17 % of test 4S's run time.
 * Parameters, modes and counters are numpy structured records, read by field name in
   the kernels (`par.theta_min`, `modes.grab`, `cnt.evaluations += 1`). A record is
   passed as a pointer into its array: SlinkySolver changes a mode in place between
@@ -21,7 +23,7 @@ Design, and the measured reasons:
   replaced, so a state's hash is unchanged.
 * From Python, numba's dispatcher types a record scalar in 1.5 us and a NamedTuple of
   33 arrays in 3 us, but a 1-element record array in 0.2 us and a plain tuple in
-  1.2 us: the entry point `step.run` takes those and names them inside.
+  1.2 us: the entry point `step.run` takes those (`plain`) and names them inside.
 * Constants (contact laws, event kinds) are module-level integers, which numba folds.
 """
 
@@ -71,7 +73,7 @@ PARAMETERS = np.dtype([
     ("drive_frequency", "f8"),  # Hz; <= 0: no drive
     ("drive_phase", "f8"),  # rad
     ("drive_start", "f8"),  # s
-])
+], align=True)
 
 MODES = np.dtype([
     ("anchor_free", "i8"),  # 1: the anchored end has let go (joint 1 has no spring)
@@ -79,7 +81,7 @@ MODES = np.dtype([
     ("grab", "i8"),  # 1: an end point is grabbed
     ("grab_point", "i8"),  # which end point (0 .. N)
     ("substeps", "i8"),  # sub-steps of a flow (the explicit soft law's stability)
-])
+], align=True)
 
 COUNTERS = np.dtype([
     ("impacts", "i8"),
@@ -88,13 +90,18 @@ COUNTERS = np.dtype([
     ("lcp_failures", "i8"),  # contact solves that ran out of pivots
     ("separations", "i8"),
     ("stuck", "i8"),  # chatter stopped by holding coils until the step ends
-])
+], align=True)
 
-SMALL = np.dtype([
+DRIVE = np.dtype([
     # the anchor's drive at one instant (x, y, phi)
     ("anchor_pose", "f8", (3,)),
     ("anchor_velocity", "f8", (3,)),
     ("anchor_acceleration", "f8", (3,)),
+    # 1: bar_force holds a grab force (cleared lazily: it is zero without a grab)
+    ("force_applied", "i8"),
+], align=True)
+
+SMALL = np.dtype([
     # the grab damper: its rate from one evaluation; at a sub-step's ends (rates) and
     # start (state); at a flow's start, kept for a retry
     ("damper_rate", "f8", (2,)),
@@ -105,15 +112,12 @@ SMALL = np.dtype([
     # 1: qdd / joint_force hold the dynamics of the current state and contacts (the
     # end of the last step), so the next contact solve need not redo it
     ("dynamics_current", "i8"),
-    # 1: bar_force holds a grab force (cleared lazily: it is zero without a grab)
-    ("force_applied", "i8"),
-])
+], align=True)
 
 
-class Work(NamedTuple):
-    """The scratch arrays of one Slinky's solver (no kernel allocates); nj = N + BASE."""
+class ForceWork(NamedTuple):
+    """The force model's arrays (forces.py, and the articulated-body algorithm's)."""
 
-    # the articulated-body algorithm's inputs and outputs
     aba_rows: np.ndarray  # (NROW, nj) its workspace
     ends: np.ndarray  # (N + 1, 2) end points E
     bar_axes: np.ndarray  # (N, 2) bar unit vectors U
@@ -122,8 +126,16 @@ class Work(NamedTuple):
     prescribed: np.ndarray  # joints whose acceleration is given
     prescribed_acc: np.ndarray  # their accelerations
     armature: np.ndarray  # added to each joint's pivot (implicit stiffness, damping)
-    qdd: np.ndarray  # accelerations
     joint_force: np.ndarray  # locked joints: contact torque; held base: anchor reaction
+    drive: np.ndarray  # (1,) DRIVE record
+
+
+class Work(NamedTuple):
+    """The scratch arrays of one Slinky's solver (no kernel allocates); nj = N + BASE."""
+
+    forces: ForceWork
+    qdd: np.ndarray  # accelerations
+    zeros: np.ndarray  # never written: "no offset", "at rest"
     # stages of one step (integrator.py)
     stage_q: np.ndarray  # (MAX_STAGES, nj)
     stage_v: np.ndarray  # (MAX_STAGES, nj)
@@ -132,7 +144,6 @@ class Work(NamedTuple):
     stage_start_v: np.ndarray
     damping_velocity: np.ndarray  # velocities the joint damping acts with in a stage
     spring_offset: np.ndarray  # added to q for a stage's springs
-    zeros: np.ndarray  # never written: "no offset", "at rest"
     # a state kept to return to: a flow's start (for a retry in shorter pieces), a
     # sub-step's end while a separation is refined (never both at once)
     kept_q: np.ndarray
@@ -151,7 +162,7 @@ class Work(NamedTuple):
     substep_v: np.ndarray
     acc_start: np.ndarray
     acc_end: np.ndarray
-    small: np.ndarray  # (1,) SMALL: the fixed-size quantities, one record
+    small: np.ndarray  # (1,) SMALL record
 
 
 def new_work(n: int) -> Work:
@@ -161,19 +172,27 @@ def new_work(n: int) -> Work:
     def joints(dtype: type = np.float64) -> np.ndarray:
         return np.zeros(nj, dtype=dtype)
 
-    return Work(
+    forces = ForceWork(
         aba_rows=workspace(n), ends=np.zeros((n + 1, 2)), bar_axes=np.zeros((n, 2)),
         applied=joints(), bar_force=np.zeros((n, 3)), prescribed=joints(np.bool_),
-        prescribed_acc=joints(), armature=joints(), qdd=joints(), joint_force=joints(),
+        prescribed_acc=joints(), armature=joints(), joint_force=joints(),
+        drive=np.zeros(1, DRIVE))
+    return Work(
+        forces=forces, qdd=joints(), zeros=joints(),
         stage_q=np.zeros((MAX_STAGES, nj)), stage_v=np.zeros((MAX_STAGES, nj)),
         stage_damper=np.zeros((MAX_STAGES, 2)), stage_start_q=joints(),
         stage_start_v=joints(), damping_velocity=joints(), spring_offset=joints(),
-        zeros=joints(), kept_q=joints(), kept_v=joints(),
+        kept_q=joints(), kept_v=joints(),
         torque_start=joints(), torque_end=joints(), candidate=joints(np.bool_),
         active=joints(np.bool_), violation=joints(np.bool_), sticky=joints(np.bool_),
         velocity_after=joints(), composite_rate=joints(),
         substep_q=joints(), substep_v=joints(), acc_start=joints(), acc_end=joints(),
         small=np.zeros(1, SMALL))
+
+
+def plain(work: Work) -> tuple:
+    """The work as plain tuples, as `step.run` takes it from Python."""
+    return (tuple(work.forces),) + tuple(work)[1:]
 
 
 def record(dtype: np.dtype) -> np.void:
@@ -183,7 +202,15 @@ def record(dtype: np.dtype) -> np.void:
     return rec
 
 
+def first_joint_of(anchor_free: bool) -> int:
+    """First joint that can touch: joint 1 has no holder in a free Slinky."""
+    return BASE + 1 if anchor_free else BASE
+
+
+_first_joint_compiled = njit(**JIT)(first_joint_of)
+
+
 @njit(**JIT)
 def first_joint(modes):
-    """First joint that can touch: joint 1 has no holder in a free Slinky."""
-    return BASE + 1 if modes.anchor_free != 0 else BASE
+    """first_joint_of for the kernels, from the modes record."""
+    return _first_joint_compiled(modes.anchor_free != 0)
