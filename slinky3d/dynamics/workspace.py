@@ -19,8 +19,8 @@ Design, and the measured reasons:
   the kernels (`par.theta_min`, `modes.grab`, `cnt.evaluations += 1`). A record is
   passed as a pointer into its array: SlinkySolver changes a mode in place between
   steps (a NamedTuple of scalars would be rebuilt for every change) and the kernels'
-  counts land in the solver's array. `MODES` keeps the layout of the integer array it
-  replaced, so a state's hash is unchanged.
+  counts land in the solver's array. `MODES` is int64 fields only: a state copies
+  and hashes it as plain integers.
 * From Python, numba's dispatcher types a record scalar in 1.5 us and a NamedTuple of
   33 arrays in 3 us, but a 1-element record array in 0.2 us and a plain tuple in
   1.2 us: the entry point `step.run` takes those (`plain`) and names them inside.

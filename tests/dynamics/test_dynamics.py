@@ -24,11 +24,11 @@ def state(p, seed):
 def run_aba(p, q, qd, tau, presc, qdd_p, fext=None, arm=None, g=None):
     n = p.N
     out = np.zeros(n + BASE)
-    freq = np.zeros(n + BASE)
+    joint_force = np.zeros(n + BASE)
     aba.aba(q, qd, tau, presc, qdd_p, np.zeros((n, 3)) if fext is None else fext,
             np.zeros(n + BASE) if arm is None else arm, p.m, p.I, p.R, p.g if g is None else g,
-            out, freq, np.zeros((n + 1, 2)), np.zeros((n, 2)), aba.workspace(n))
-    return out, freq
+            out, joint_force, np.zeros((n + 1, 2)), np.zeros((n, 2)), aba.workspace(n))
+    return out, joint_force
 
 
 @pytest.fixture(params=["plastic", "steel"])
@@ -45,7 +45,7 @@ def test_clamped_anchor_matches_dense(p):
     acc = rng.normal(size=BASE)
     qdd_p = np.zeros(p.N + BASE)
     qdd_p[:BASE] = acc
-    qdd, freq = run_aba(p, q, qd, tau, presc, qdd_p)
+    qdd, joint_force = run_aba(p, q, qd, tau, presc, qdd_p)
     M = chain.mass_matrix(p, q)
     Q = chain.bias_forces(p, q, qd) + tau
     Q[BASE:] += p.k_coil * q[BASE:]  # the springs are in tau here
@@ -55,7 +55,7 @@ def test_clamped_anchor_matches_dense(p):
     # the anchor reaction: what the prescribed joints must supply
     full = np.concatenate([acc, ref])
     reaction = (M @ full - (Q - tau))[P]
-    assert np.allclose(freq[P], reaction, rtol=1e-8, atol=1e-10)
+    assert np.allclose(joint_force[P], reaction, rtol=1e-8, atol=1e-10)
 
 
 def test_free_slinky_and_point_force_match_dense(p):
