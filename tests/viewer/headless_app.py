@@ -43,6 +43,9 @@ def drag(out):
     v.window._enable_event_queue = False
     v._started = time.perf_counter()
     v.source.start()
+    deadline = time.time() + 240
+    while v.source.steps == 0 and time.time() < deadline:  # a cold cache: kernels compile
+        frames(v, 1)
     frames(v, 5)
     w, n = v.window, v._shown.slinkies[0].N
     x, y = end_pixel(v, n)
