@@ -429,16 +429,22 @@ class Viewer:
             return None
         found = self._bindings.get(symbol)
         if found is None:
+            if self.driving and symbol in _shift_keys():  # Shift while driving: faster now
+                self._drive(modifiers | pyglet.window.key.MOD_SHIFT)
             return None
         binding, index = found
         self.press(binding.action, modifiers, index)
         return pyglet.event.EVENT_HANDLED
 
     def on_key_release(self, symbol, modifiers):
+        import pyglet
+
         found = self._bindings.get(symbol)
         if found is not None and found[0].hold and found[0].action in self.driving:
             self.driving.pop(found[0].action)
             self._drive(modifiers)
+        elif self.driving and symbol in _shift_keys():
+            self._drive(modifiers & ~pyglet.window.key.MOD_SHIFT)
 
     def press(self, action: str, modifiers: int = 0, index: int = 0) -> None:
         """Do what a key's action says (keys.BINDINGS); `index`: which of its keys."""
@@ -635,6 +641,12 @@ def total_energy(snap: Snapshot) -> Energy | None:
         return None
     return Energy(*(math.fsum(getattr(e, f) for e in parts)
                     for f in ("kinetic", "gravity", "spring", "damping", "impacts")))
+
+
+def _shift_keys() -> tuple[int, int]:
+    from pyglet.window import key
+
+    return key.LSHIFT, key.RSHIFT
 
 
 def _resolve(bindings) -> dict[int, tuple[keys.Binding, int]]:

@@ -144,7 +144,9 @@ def keys_(out):
         for name in b.keys:
             tag = f"{b.action}:{name}"
             if b.action in keys.DIRECTIONS:
-                res[tag] = press(name) + press(name, key.MOD_SHIFT) + \
+                # press, Shift down (fast), Shift up (slow again), release (stop)
+                res[tag] = press(name) + press("LSHIFT", key.MOD_SHIFT) + \
+                    [repr(c) for c in _release(w, src, "LSHIFT")] + \
                     [repr(c) for c in _release(w, src, name)]
             elif b.action == "let_go":
                 first = press(name)

@@ -60,12 +60,9 @@ def test_every_key_does_what_it_says(tmp_path):
             got = r.get(tag)
             if b.action in keys.DIRECTIONS:
                 dx, dy = keys.DIRECTIONS[b.action]
-                assert got == [
-                    f"DriveBase(slinky=0, velocity=({dx * keys.DRIVE_SPEED!r}, "
-                    f"{dy * keys.DRIVE_SPEED!r}))".replace("-0.0", "0.0"),
-                    f"DriveBase(slinky=0, velocity=({dx * keys.DRIVE_FAST!r}, "
-                    f"{dy * keys.DRIVE_FAST!r}))".replace("-0.0", "0.0"),
-                    "DriveBase(slinky=0, velocity=(0.0, 0.0))"], tag
+                slow, fast = (f"DriveBase(slinky=0, velocity=({dx * v!r}, {dy * v!r}))"
+                              for v in (keys.DRIVE_SPEED, keys.DRIVE_FAST))
+                assert got == [slow, fast, slow, "DriveBase(slinky=0, velocity=(0.0, 0.0))"], tag
             elif b.action == "let_go":
                 assert got == ["LetGo(slinky=0)", "TakeHold(slinky=0, point=0)"]
             elif b.action == "pause":
