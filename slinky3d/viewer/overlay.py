@@ -16,22 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from slinky3d.runtime.snapshot import Energy, Snapshot
-
-
-@dataclass(frozen=True)
-class PanelValues:
-    """What the parameter panel shows and edits (SI units)."""
-
-    preset: str  # "plastic" | "steel"
-    n_coils: float
-    mass: float  # kg
-    R: float  # m
-    L0: float  # m, collapsed length ("height")
-    k_coil: float  # N m / rad
-    C_D: float  # N m s / rad
-    g: float  # m/s^2
-    contact_law: str  # "rigid" | "paper" | "soft"
-    impacts: bool
+from slinky3d.scene.edit import PanelValues
 
 
 @dataclass(frozen=True)
