@@ -90,6 +90,12 @@ class Ruler:
             self.top = 1e-6
 
 
+def window_rect(imgui: Any) -> tuple[float, float, float, float]:
+    """The current imgui window's (x0, y0, x1, y1), screen pixels, y down."""
+    (x, y), (w, h) = imgui.get_window_pos(), imgui.get_window_size()
+    return (x, y, x + w, y + h)
+
+
 class Hud:
     """Draws the HUD window (top left). Immediate mode: `draw` once per frame."""
 
@@ -102,6 +108,7 @@ class Hud:
         # and the window engineer's pointer checks read it.
         self.bar_rects: dict[str, tuple[float, float, float, float]] = {}
         self.values: tuple[float, ...] = ()
+        self.rect = (0.0, 0.0, 0.0, 0.0)  # the HUD window's, last frame
 
     def draw(self, view: Any, imgui: Any, implot: Any) -> None:
         """One frame of the HUD for an `OverlayView`."""
@@ -129,6 +136,7 @@ class Hud:
             self._bars(imgui)
             if view.energy_history is not None and len(view.energy_history) > 1:
                 self._plot(np.asarray(view.energy_history, dtype=float), start, imgui, implot)
+        self.rect = window_rect(imgui)
         imgui.end()
 
     # -- parts ---------------------------------------------------------------------

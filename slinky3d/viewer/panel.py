@@ -15,6 +15,7 @@ from typing import Any
 from slinky3d.model.params import PRESETS
 from slinky3d.scene.edit import PLANETS, PanelValues, with_preset
 from slinky3d.scene.spec import CONTACT_LAWS
+from slinky3d.viewer.hud import window_rect
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,7 @@ class Panel:
         self._scene_name: str | None = None
         # Screen rectangles (x0, y0, x1, y1) of the last frame's buttons, by label.
         self.rects: dict[str, tuple[float, float, float, float]] = {}
+        self.rect = (0.0, 0.0, 0.0, 0.0)  # the panel window's, last frame
 
     def draw(self, view: Any, imgui: Any) -> list[Action]:
         """One frame of the panel for an `OverlayView`; returns the user's requests."""
@@ -119,6 +121,7 @@ class Panel:
                 self._values(imgui, actions)
             if view.replay is not None:
                 self._scrubber(view.replay, imgui, actions)
+        self.rect = window_rect(imgui)
         imgui.end()
         if not keep:
             actions.append(ClosePanel())
