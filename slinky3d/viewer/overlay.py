@@ -169,6 +169,8 @@ class Overlay:
                                   imgui.Cond_.always, (0.5, 0.5))
         imgui.set_next_window_bg_alpha(alpha)
         imgui.begin(name, None, _PASSIVE | imgui.WindowFlags_.always_auto_resize)
+        # Above the panel, which comes to the front when clicked; without taking focus.
+        imgui.internal.bring_window_to_display_front(imgui.internal.get_current_window())
 
     def _notice(self, text: str) -> None:
         imgui = self._imgui
