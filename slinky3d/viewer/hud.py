@@ -28,8 +28,9 @@ BARS: tuple[tuple[str, tuple[float, float, float]], ...] = (
     ("total", (0.95, 0.95, 0.95)),
 )
 PLOT_SECONDS = 10.0  # s of history in the plot
-PLOT_POINTS = 400  # points per line at most: the plot's cost grows with them
+PLOT_POINTS = 150  # points per line at most (~3 px apart): the plot's cost grows with them
 HUD_ALPHA = 0.55  # background opacity
+SLOT = 3.0  # width of a bar's column, in font sizes (its labels are 0.75 of one)
 
 
 def bar_values(energy: Energy, start: Energy | None) -> tuple[float, ...]:
@@ -162,7 +163,7 @@ class Hud:
 
     def _bars(self, imgui: Any) -> None:
         px = self.px
-        slot, width, height = 3.3 * px, 1.6 * px, 6.0 * px
+        slot, width, height = SLOT * px, 1.4 * px, 5.5 * px
         x0, y0 = imgui.get_cursor_screen_pos()
         y0 += 0.3 * px
         draw = imgui.get_window_draw_list()
@@ -201,11 +202,11 @@ class Hud:
         gravity = rows[:, 2] - g0
         series = (rows[:, 1], gravity, rows[:, 3], rows[:, 4], rows[:, 5],
                   rows[:, 1:6].sum(axis=1) - g0)
-        w = 3.3 * self.px * len(BARS)
+        w = SLOT * self.px * len(BARS)
         flags = (implot.Flags_.no_title | implot.Flags_.no_legend | implot.Flags_.no_menus
                  | implot.Flags_.no_box_select | implot.Flags_.no_mouse_text)
         imgui.push_font(None, 0.7 * self.px)
-        if implot.begin_plot("##energy", (w, 8.0 * 0.7 * self.px), flags):
+        if implot.begin_plot("##energy", (w, 5.0 * self.px), flags):
             implot.setup_axes("t (s)", name, implot.AxisFlags_.none,
                               implot.AxisFlags_.auto_fit)
             implot.setup_axis_limits(implot.ImAxis_.x1, t_end - PLOT_SECONDS, t_end,

@@ -137,7 +137,7 @@ class Panel:
     def _values(self, imgui: Any, actions: list[Action]) -> None:
         assert self.edit is not None
         v = self.edit
-        imgui.push_item_width(10 * self.px)
+        imgui.push_item_width(8.5 * self.px)
         names = list(PRESETS)
         i = names.index(v.preset) if v.preset in names else -1
         changed, j = imgui.combo("preset", i, names)
@@ -178,7 +178,7 @@ class Panel:
         if pending:
             imgui.same_line()
             imgui.text_colored((1.0, 0.85, 0.4, 1.0), "changed: Apply restarts")
-        imgui.push_item_width(12 * self.px)
+        imgui.push_item_width(10 * self.px)
         _, self.path = imgui.input_text("##path", self.path)
         imgui.pop_item_width()
         imgui.same_line()
@@ -191,7 +191,7 @@ class Panel:
                   ) -> None:
         imgui.separator()
         imgui.text("replay (last 10 s)")
-        imgui.push_item_width(17 * self.px)
+        imgui.push_item_width(15 * self.px)
         lo, hi = replay.t_start, max(replay.t_end, replay.t_start + 1e-6)
         changed, t = imgui.slider_float("##scrub", replay.t, lo, hi, "t = %.3f s")
         imgui.pop_item_width()
