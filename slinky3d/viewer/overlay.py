@@ -17,7 +17,21 @@ the overlay see events first and must ask `wants_mouse()` / `wants_keyboard()`.
 GL: the overlay draws with PyOpenGL on the window's context into the framebuffer
 bound when `frame` is called, then restores the state it changed (blend, depth,
 cull, scissor, viewport, program, textures, vertex array, buffers), so moderngl's
-next frame finds what it left.
+next frame finds what it left. In a headless pyglet window PyOpenGL must use EGL: the
+overlay sets PYOPENGL_PLATFORM=egl itself unless OpenGL was imported before it.
+
+Use (the window's side):
+
+    ctx = moderngl.create_context()          # the window's context, current
+    ...push the app's handlers...
+    overlay = Overlay(window, font_px=22)    # then the overlay's, above them
+    # each on_draw:
+    renderer.render(snap, look, camera, stage, target=screen)
+    screen.use()                             # the overlay draws into the bound buffer
+    for action in overlay.frame(view):       # ApplyParams, SaveScene, Scrub, ClosePanel
+        ...                                  # in order (Save after an Apply it needs)
+    # on close, context still current, before window.close():
+    overlay.close()
 """
 
 from __future__ import annotations
