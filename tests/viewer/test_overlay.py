@@ -184,6 +184,9 @@ def test_clicks_on_the_panel_become_actions_and_stop_there(rig):
 
     rig.frame()
     rects = rig.overlay.panel.rects
+    rig.move(*centre(rects["Moon"]))
+    rig.frame()
+    assert rig.overlay.wants_mouse()  # over the panel: the app must not grab or orbit
     rig.app.events.clear()
     assert rig.click(*centre(rects["Moon"])) == []  # an edit, not yet applied
     assert not any(e[0] == "press" for e in rig.app.events)  # the app never saw it
