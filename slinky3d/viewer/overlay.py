@@ -39,6 +39,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -122,10 +123,11 @@ class Overlay:
         for c in (implot.Col_.frame_bg, implot.Col_.plot_bg):
             plot_style.set_color_(c, (0.0, 0.0, 0.0, 0.0))
         self._backend = backend(window)
-        self._input = _Input(self._backend, io)
+        self._input = _Input(self._backend, io, self._over_panel)
         window.push_handlers(self._input)
         self.hud = Hud(font_px)
         self.panel = Panel(font_px)
+        self._panel_shown = False
         self._closed = False
 
     def wants_mouse(self) -> bool:
@@ -149,6 +151,7 @@ class Overlay:
             self.hud.draw(view, imgui, implot)
         if view.show_panel:
             actions = self.panel.draw(view, imgui)
+        self._panel_shown = view.show_panel
         if view.replay is not None and view.replay.playing:
             self._badge(f"replay \u00d7{scale_text(view.replay.speed)}")
         if view.notice:
@@ -176,6 +179,11 @@ class Overlay:
         imgui.destroy_context(self._ctx)
 
     # -- parts ---------------------------------------------------------------------
+    def _over_panel(self, x: float, y: float) -> bool:
+        """Whether screen point (x, y), y down, is on the panel as last drawn."""
+        x0, y0, x1, y1 = self.panel.rect
+        return self._panel_shown and x0 <= x < x1 and y0 <= y < y1
+
     def _io(self) -> Any:
         self._imgui.set_current_context(self._ctx)
         return self._imgui.get_io()
@@ -294,11 +302,20 @@ def _modules() -> tuple[Any, Any, Any]:
 class _Input:
     """The overlay's pyglet event handlers (pushed as one frame of the window's stack)."""
 
-    def __init__(self, backend: Any, io: Any):
-        self.b, self.io = backend, io
+    def __init__(self, backend: Any, io: Any, over_panel: Callable[[float, float], bool]):
+        self.b, self.io, self.over_panel = backend, io, over_panel
 
     def _mouse(self) -> bool | None:
         return True if self.io.want_capture_mouse else None
+
+    def _press(self, x: int, y: int) -> bool | None:
+        """Whether a press here is the overlay's. imgui knows where the pointer was at the
+        last frame; a press elsewhere (the pointer moved since) asks the panel's place."""
+        px, py = x, self.io.display_size.y - y
+        seen = self.io.mouse_pos
+        if abs(seen.x - px) <= 1 and abs(seen.y - py) <= 1:
+            return self._mouse()
+        return True if self.over_panel(px, py) else None
 
     def _keys(self) -> bool | None:
         return True if self.io.want_capture_keyboard else None
@@ -307,8 +324,8 @@ class _Input:
         self.b.on_mouse_motion(x, y, dx, dy)
 
     def on_mouse_press(self, x: int, y: int, button: int, modifiers: int) -> bool | None:
+        captured = self._press(x, y)
         self.b.on_mouse_motion(x, y, 0, 0)
-        captured = self._mouse()
         self.b.on_mouse_press(x, y, button, modifiers)
         return captured
 
