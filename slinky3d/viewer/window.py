@@ -148,6 +148,7 @@ class Viewer:
 
             first = Simulation(scene).snapshot()
         self._last = (first, first)
+        self._energy_start = total_energy(first)  # the gravity bar is relative to it
         self._display_t: float | None = None
         self._display_wall = 0.0
         reach, fall = reach_of(scene)
@@ -211,7 +212,7 @@ class Viewer:
             import pyglet
 
             # Not from inside the draw: pyglet is iterating over its windows.
-            pyglet.clock.schedule_once(lambda dt: self.window.close(), 0.0)
+            pyglet.clock.schedule_once(lambda dt: self.quit(), 0.0)
 
     def _render(self, snap: Snapshot, target) -> None:
         self.renderer.render(snap, self.look, self.camera, self.stage, target=target,
@@ -275,6 +276,7 @@ class Viewer:
         if self.message and now > self._message_until:
             self.message = ""
         view = self.overlay_view(snap, now)
+        self._screen.use()  # the overlay draws into the bound framebuffer
         for action in self.overlay.frame(view):
             self.do_action(action)
 
@@ -302,7 +304,9 @@ class Viewer:
             paused=self.paused, energy=total_energy(snap), energy_history=energy_rows,
             show_panel=self.show_panel, show_help=self.show_help,
             help_lines=keys.help_lines(), notice=self._notice(now), message=self.message,
-            panel=panel, replay=replay_view, side_view=self.side_view)
+            panel=panel, replay=replay_view, side_view=self.side_view,
+            scene_name=Path(self.scene.path).stem if self.scene.path else "scene",
+            energy_start=self._energy_start)
 
     def _notice(self, now: float) -> str:
         """The first-run notice while the solver thread compiles its kernels."""
@@ -576,6 +580,7 @@ class Viewer:
 
         self.window.switch_to()
         self._render(self._shown, self._screen)
+        self._screen.use()
         self.overlay.frame(self.overlay_view(self._shown))
         w, h = self._screen_size
         buf = (gl.GLubyte * (w * h * 3))()
@@ -596,10 +601,21 @@ class Viewer:
         self.camera = replace(cam, yaw=0.0, pitch=0.0, ortho=True) if self.side_view else cam
 
     def key_quit(self, index: int = 0) -> None:
-        self.window.close()
+        self.quit()
 
-    def on_close(self) -> None:
+    def quit(self) -> None:
+        """Stop the solver thread, free the overlay (the context still current), close."""
         self.source.stop()
+        if self.window.context is not None:
+            self.window.switch_to()
+            self.overlay.close()
+            self.window.close()
+
+    def on_close(self):
+        import pyglet
+
+        self.quit()
+        return pyglet.event.EVENT_HANDLED
 
     # -- loop ----------------------------------------------------------------------
     def run(self) -> int:
@@ -612,7 +628,6 @@ class Viewer:
             pyglet.app.run(1 / 60)
         finally:
             self.source.stop()
-            self.overlay.close()
         if self.save_frame is not None and self.last_frame is not None:
             from PIL import Image
 
