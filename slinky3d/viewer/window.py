@@ -38,6 +38,7 @@ MESSAGE_S = 5.0  # wall s a message stays up
 FONT_PX = 22  # the overlay's font: readable from a metre away on a laptop
 MARKER_COLOUR = (1.0, 0.85, 0.3, 1.0)
 BAR_PX = 1.3  # the side view's bars, pixels across
+FRAME_INTERVAL = 1 / 60  # s between frames the window asks for
 
 
 def default_source(scene):
@@ -618,14 +619,29 @@ class Viewer:
         return pyglet.event.EVENT_HANDLED
 
     # -- loop ----------------------------------------------------------------------
+    def _pace(self, dt: float) -> None:
+        """Draw a frame, then ask for the next on a fixed grid of FRAME_INTERVAL: a late
+        wake-up (the OS, the solver thread holding the GIL) shortens the next wait
+        instead of lengthening every period, as rescheduling from the wake-up would."""
+        import pyglet
+
+        if self.window.context is None:  # closed
+            return
+        self.window.draw(dt)
+        now = time.perf_counter()
+        self._due = max(self._due + FRAME_INTERVAL, now)
+        pyglet.clock.schedule_once(self._pace, self._due - now)
+
     def run(self) -> int:
         """Play until the window closes; 0 on a normal quit."""
         import pyglet
 
         self._started = time.perf_counter()
         self.source.start()
+        self._due = time.perf_counter()
+        pyglet.clock.schedule_once(self._pace, 0.0)
         try:
-            pyglet.app.run(1 / 60)
+            pyglet.app.run(None)  # frames paced by _pace
         finally:
             self.source.stop()
         if self.save_frame is not None and self.last_frame is not None:
