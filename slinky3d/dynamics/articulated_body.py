@@ -20,17 +20,19 @@ releases the GIL so the solver thread does not stall the UI.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit  # nogil: the solver thread does not hold the UI thread back
 
-BASE = 3
+from slinky3d.model.chain import BASE
 
-
-FM = {"contract"}  # fused multiply-add only: results stay IEEE otherwise
+FM: set[str] = {"contract"}  # fused multiply-add only: results stay IEEE otherwise
 # Options of every kernel. _nrt=False: no reference counting, since no kernel
-# allocates; with it, each array taken from the solver's scratch tuple costs an
-# atomic incref/decref pair, ~0.2 us a call (17 % of test 4S's run time).
-JIT = {"cache": True, "error_model": "numpy", "nogil": True, "_nrt": False}
+# allocates; with it, each array taken from the solver's work arrays costs an
+# atomic incref/decref pair, ~0.2 us a call (17 % of test 4S's run time). Typed
+# Any: numba's stubs do not list _nrt, and njit's overloads accept Any values.
+JIT: dict[str, Any] = {"cache": True, "error_model": "numpy", "nogil": True, "_nrt": False}
 
 
 @njit(**JIT, fastmath=FM, inline="always")
@@ -111,13 +113,14 @@ def kinematics(q, R, E, U, ws):
 
 
 @njit(**JIT, fastmath=FM)
-def aba(q, qd, tau, presc, qdd_p, fext, armature, m, I, R, g, qdd, freq, E, U, ws):  # noqa: E741
+def aba(q, qd, tau, presc, qdd_p, fext, armature, m, I, R, g, qdd, joint_force, E, U,  # noqa: E741
+        ws):
     """Hybrid articulated-body dynamics.
 
     tau: joint forces on free joints; presc: prescribed-joint mask; qdd_p: their
     accelerations; fext (N, 3): external spatial forces on the bars (world, at O);
     armature: added to each joint's diagonal (implicit damping). g = 0 and qd = 0
-    give the impulse response. Writes qdd (all joints) and freq (the joint force
+    give the impulse response. Writes qdd (all joints) and joint_force (the force
     each prescribed joint needs; 0 elsewhere). E, U are filled; ws is workspace
     from `workspace(N)`.
     """
@@ -279,9 +282,9 @@ def aba(q, qd, tau, presc, qdd_p, fext, armature, m, I, R, g, qdd, freq, E, U, w
             f0 = ws[I00, j] * a0 + ws[I01, j] * a1 + ws[I02, j] * a2 + ws[P0, j]
             f1 = ws[I01, j] * a0 + ws[I11, j] * a1 + ws[I12, j] * a2 + ws[P1, j]
             f2 = ws[I02, j] * a0 + ws[I12, j] * a1 + ws[I22, j] * a2 + ws[P2, j]
-            freq[j] = ws[S0, j] * f0 + ws[S1, j] * f1 + ws[S2, j] * f2
+            joint_force[j] = ws[S0, j] * f0 + ws[S1, j] * f1 + ws[S2, j] * f2
         else:
-            freq[j] = 0.0
+            joint_force[j] = 0.0
 
 
 def workspace(n: int) -> np.ndarray:

@@ -16,28 +16,12 @@ from __future__ import annotations
 
 from numba import njit
 
-from slinky3d.dynamics.articulated_body import BASE, JIT, aba
-from slinky3d.dynamics.rt import (
-    C_EVALS,
-    C_IMPACTS,
-    C_LCPFAIL,
-    I_FREE,
-    P_I,
-    P_M,
-    P_R,
-    P_TMIN,
-    POS_TOL,
-    deriv,
-)
+from slinky3d.dynamics.articulated_body import JIT, aba
+from slinky3d.dynamics.forces import derivatives
+from slinky3d.dynamics.workspace import RESTING_RATE, first_joint
+from slinky3d.model.chain import BASE, TOUCHING
 
-VEL_TOL = 1e-9  # rad/s: a touching joint this slow counts as at rest
 MAX_PIVOTS = 60
-
-
-@njit(**JIT)
-def _first_joint(ipar):
-    """First joint that can touch: joint 1 has no holder in a free Slinky."""
-    return BASE + 1 if ipar[I_FREE] != 0 else BASE
 
 
 @njit(**JIT)
@@ -69,28 +53,33 @@ def _violations(act, keep, force, tol_f, cand, rate, tol_r, viol):
 
 
 @njit(**JIT)
-def impact(q, qd, locked, par, ipar, w, cnt):
+def impact(q, qd, locked, par, modes, w, cnt):
     """Rigid e = 0 impact of all joints at theta_min together; qd, locked in place.
 
     Solves  dv = M^-1 G^T lam,  v+_j = 0 where lam_j > 0,  v+_j >= 0 where lam_j = 0
     over the touching joints. Afterwards `locked` is the set with v+ = 0. Joints
-    marked sticky (w's bscratch[3]) are stopped whatever the sign of their impulse.
+    marked w.sticky are stopped whatever the sign of their impulse.
     """
-    (ws, E, U, tau, fext, presc, qdd_p, arm, qdd, freq, kq, kv, ks, save,
-     lam0, lam1, vec, scratch, bscratch, flags) = w
+    f = w.forces
+    tau = f.applied
+    fext = f.bar_force
+    presc = f.prescribed
+    qdd_p = f.prescribed_acc
+    arm = f.armature
+    qdd = w.qdd
+    impulse = f.joint_force
     nj = q.shape[0]
     n = nj - BASE
-    tmin = par[P_TMIN]
-    j0 = _first_joint(ipar)
-    cand = bscratch[0]
-    act = bscratch[1]
-    viol = bscratch[2]
-    zero = scratch[0]
-    vplus = scratch[1]
+    tmin = par.theta_min
+    j0 = first_joint(modes)
+    cand = w.candidate
+    act = w.active
+    viol = w.violation
+    sticky = w.sticky
+    vplus = w.velocity_after
     for j in range(nj):
-        zero[j] = 0.0
-        cand[j] = j >= j0 and q[j] <= tmin + POS_TOL
-        act[j] = cand[j] and (qd[j] < 0.0 or locked[j] or bscratch[3][j])
+        cand[j] = j >= j0 and q[j] <= tmin + TOUCHING
+        act[j] = cand[j] and (qd[j] < 0.0 or locked[j] or sticky[j])
         tau[j] = 0.0
         arm[j] = 0.0
     for i in range(n):
@@ -102,29 +91,29 @@ def impact(q, qd, locked, par, ipar, w, cnt):
         for j in range(nj):
             presc[j] = act[j]
             qdd_p[j] = -qd[j] if act[j] else 0.0
-        if ipar[I_FREE] != 0:
+        if modes.anchor_free != 0:
             presc[BASE] = True
             qdd_p[BASE] = 0.0
         else:
             for i in range(BASE):
                 presc[i] = True
                 qdd_p[i] = 0.0
-        aba(q, zero, tau, presc, qdd_p, fext, arm, par[P_M], par[P_I], par[P_R], 0.0,
-            qdd, freq, E, U, ws)
-        cnt[C_EVALS] += 1
+        aba(q, w.zeros, tau, presc, qdd_p, fext, arm, par.mass, par.inertia, par.radius, 0.0,
+            qdd, impulse, f.ends, f.bar_axes, f.aba_rows)
+        cnt.evaluations += 1
         lmax = 0.0
         for j in range(nj):
             vplus[j] = qd[j] + qdd[j]
-            if act[j] and abs(freq[j]) > lmax:
-                lmax = abs(freq[j])
-        nv, worst = _violations(act, bscratch[3], freq, 1e-12 * lmax, cand, vplus, VEL_TOL,
+            if act[j] and abs(impulse[j]) > lmax:
+                lmax = abs(impulse[j])
+        nv, worst = _violations(act, sticky, impulse, 1e-12 * lmax, cand, vplus, RESTING_RATE,
                                 viol)
         if nv == 0:
             done = True
             break
         _pivot(act, viol, worst, it)
     if not done:
-        cnt[C_LCPFAIL] += 1
+        cnt.lcp_failures += 1
     for j in range(nj):
         qd[j] = vplus[j]
     for j in range(j0, nj):
@@ -132,11 +121,11 @@ def impact(q, qd, locked, par, ipar, w, cnt):
         if act[j]:
             qd[j] = 0.0
             q[j] = tmin
-    cnt[C_IMPACTS] += 1
+    cnt.impacts += 1
 
 
 @njit(**JIT)
-def paper_impact(q, qd, locked, par, ipar, w, cnt):
+def paper_impact(q, qd, locked, par, modes, w, cnt):
     """The paper's pairwise rule, joint by joint until none is closing.
 
     At joint k the two neighbouring composite rates are replaced by their mean
@@ -145,14 +134,14 @@ def paper_impact(q, qd, locked, par, ipar, w, cnt):
     """
     nj = q.shape[0]
     n = nj - BASE
-    tmin = par[P_TMIN]
-    j0 = _first_joint(ipar)
-    free = ipar[I_FREE] != 0
-    Th = w[17][0]
+    tmin = par.theta_min
+    j0 = first_joint(modes)
+    free = modes.anchor_free != 0
+    Th = w.composite_rate
     for _ in range(200):
         hit = -1
         for j in range(j0, nj):
-            if q[j] <= tmin + POS_TOL and qd[j] < 0.0:
+            if q[j] <= tmin + TOUCHING and qd[j] < 0.0:
                 hit = j
                 break
         if hit < 0:
@@ -180,34 +169,34 @@ def paper_impact(q, qd, locked, par, ipar, w, cnt):
             qd[BASE + kk] = s * (Th[kk] - Th[kk - 1])
         qd[hit] = 0.0
         q[hit] = tmin
-        cnt[C_IMPACTS] += 1
+        cnt.impacts += 1
     for j in range(j0, nj):
-        locked[j] = q[j] <= tmin + POS_TOL and abs(qd[j]) <= VEL_TOL
+        locked[j] = q[j] <= tmin + TOUCHING and abs(qd[j]) <= RESTING_RATE
 
 
 @njit(**JIT)
-def resting(q, qd, sd, t, locked, target, par, ipar, w, cnt, fresh=False):
+def resting(q, qd, sd, t, locked, target, par, modes, w, cnt, fresh=False):
     """Acceleration-level contact LCP: which touching, resting joints stay locked.
 
     Locked joints need a compressive torque (>= 0); free touching joints at rest
-    need theta'' >= 0. On return w's freq - (spring) holds the contact torques
-    of the locked joints (lam0) and qdd the accelerations. `fresh`: w already
-    holds the dynamics of this state and contact set. Returns whether qdd holds
-    them on return (not when nothing touches).
+    need theta'' >= 0. On return w.forces.joint_force holds the contact torques of
+    the locked joints (also in w.torque_start) and w.qdd the accelerations. `fresh`: w
+    already holds the dynamics of this state and contact set. Returns whether qdd
+    holds them on return (not when nothing touches).
     """
     nj = q.shape[0]
-    tmin = par[P_TMIN]
-    j0 = _first_joint(ipar)
-    qdd = w[8]
-    freq = w[9]
-    lam0 = w[14]
-    cand = w[18][0]
-    viol = w[18][2]
-    sticky = w[18][3]
-    sdd = w[12][12]
+    tmin = par.theta_min
+    j0 = first_joint(modes)
+    qdd = w.qdd
+    torque = w.forces.joint_force
+    lam0 = w.torque_start
+    cand = w.candidate
+    viol = w.violation
+    sticky = w.sticky
     any_c = False
     for j in range(nj):
-        cand[j] = locked[j] or (j >= j0 and q[j] <= tmin + POS_TOL and abs(qd[j]) <= VEL_TOL)
+        cand[j] = locked[j] or (j >= j0 and q[j] <= tmin + TOUCHING
+                                and abs(qd[j]) <= RESTING_RATE)
         if cand[j]:
             any_c = True
     if not any_c:
@@ -218,14 +207,15 @@ def resting(q, qd, sd, t, locked, target, par, ipar, w, cnt, fresh=False):
     done = False
     for it in range(MAX_PIVOTS):
         if not (fresh and it == 0):
-            deriv(q, qd, sd, t, locked, target, par, ipar, w, qdd, sdd, qd, w[17][7], 0.0)
-            cnt[C_EVALS] += 1
+            derivatives(q, qd, sd, t, locked, target, par, modes, w.forces, qdd,
+                        w.small[0].damper_rate, qd, w.zeros, 0.0)
+            cnt.evaluations += 1
         if scale == 0.0:
             for j in range(j0, nj):
-                if locked[j] and abs(freq[j]) > scale:
-                    scale = abs(freq[j])
+                if locked[j] and abs(torque[j]) > scale:
+                    scale = abs(torque[j])
             scale = max(scale, 1e-300)
-        nv, worst = _violations(locked, sticky, freq, 1e-12 * scale, cand, qdd, 1e-9, viol)
+        nv, worst = _violations(locked, sticky, torque, 1e-12 * scale, cand, qdd, 1e-9, viol)
         if nv == 0:
             done = True
             break
@@ -235,7 +225,7 @@ def resting(q, qd, sd, t, locked, target, par, ipar, w, cnt, fresh=False):
                 q[j] = tmin
                 qd[j] = 0.0
     if not done:
-        cnt[C_LCPFAIL] += 1
+        cnt.lcp_failures += 1
     for j in range(nj):
-        lam0[j] = freq[j] if locked[j] else 0.0
+        lam0[j] = torque[j] if locked[j] else 0.0
     return True

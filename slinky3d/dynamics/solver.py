@@ -1,8 +1,9 @@
 """Real-time solver of one Slinky: fixed step, events inside steps, O(N) per step.
 
-The compiled kernels are in `rt.py`, `rtlcp.py` and `rtcontact.py`; this class owns one
-Slinky's state (q, qd, contacts, grab) and its end conditions, which change at
-release times and on grab commands. Several Slinkies are several instances.
+The compiled kernels are step.py's `step` and `run` (with the modules they use);
+this class owns one Slinky's state (q, qd, contacts, grab), its parameters and modes
+(workspace.py's records) and its end conditions, which change at release times and
+on grab commands. Several Slinkies are several instances.
 """
 
 from __future__ import annotations
@@ -11,14 +12,24 @@ import math
 
 import numpy as np
 
-from slinky3d.dynamics import rt
-from slinky3d.dynamics.articulated_body import BASE
 from slinky3d.dynamics.articulated_body import energy as aba_energy
-from slinky3d.dynamics.step import run, step
+from slinky3d.dynamics.step import run
+from slinky3d.dynamics.workspace import (
+    COUNTERS,
+    LAW_OFF,
+    LAW_PAPER,
+    LAW_RIGID,
+    LAW_SOFT,
+    LAWS,
+    MODES,
+    PARAMETERS,
+    first_joint_of,
+    new_work,
+    plain,
+)
 from slinky3d.model import chain
+from slinky3d.model.chain import BASE, TOUCHING
 from slinky3d.scene.spec import SlinkySpec
-
-LAWS = {"rigid": rt.LAW_RIGID, "paper": rt.LAW_PAPER, "soft": rt.LAW_SOFT}
 
 
 def soft_defaults(spec: SlinkySpec) -> tuple[float, float]:
@@ -42,36 +53,43 @@ class SlinkySolver:
         p = spec.params
         self.spec, self.p, self.h = spec, p, h
         n = p.N
-        self.work = rt.Work(n)
-        self.w = self.work.arrays()
-        self.cnt = np.zeros(6, dtype=np.int64)
-        self.par = np.zeros(rt.NPAR)
-        self.ipar = np.zeros(rt.NIPAR, dtype=np.int64)
+        self.work = new_work(n)
+        self._work = plain(self.work)  # what `run` takes (see there)
+        # The kernels take records: views of these 1-element arrays. The modes are part
+        # of the state, copied as integers (a structured array's copy costs 1.2 us).
+        self._parameters = np.zeros(1, PARAMETERS)
+        self._modes = np.zeros(1, MODES)
+        self._counters = np.zeros(1, COUNTERS)
+        self.par, self.modes, self.cnt = self._parameters[0], self._modes[0], self._counters[0]
+        self._mode_values = self._modes.view(np.int64)
         self._fill_params()
         self.reset()
 
     def _fill_params(self) -> None:
-        p, spec, par, ipar = self.p, self.spec, self.par, self.ipar
-        par[[rt.P_M, rt.P_I, rt.P_R, rt.P_G, rt.P_K, rt.P_CD, rt.P_TMIN]] = (
-            p.m, p.I, p.R, p.g, p.k_coil, p.C_D, p.theta_min)
+        p, spec, par = self.p, self.spec, self.par
+        par["mass"], par["inertia"], par["radius"], par["gravity"] = p.m, p.I, p.R, p.g
+        par["stiffness"], par["damping"], par["theta_min"] = p.k_coil, p.C_D, p.theta_min
         kc, dc = soft_defaults(spec)
-        par[rt.P_KC], par[rt.P_DC] = kc, dc
-        par[[rt.P_GK, rt.P_GK2, rt.P_GD, rt.P_GCAP]] = grab_defaults(spec)
+        par["contact_stiffness"], par["contact_damping"] = kc, dc
+        (par["grab_stiffness"], par["grab_maxwell_stiffness"], par["grab_damping"],
+         par["grab_max_force"]) = grab_defaults(spec)
         a = spec.anchor
-        par[[rt.P_X0, rt.P_Y0, rt.P_PHI0]] = (a.position[0], a.position[1], a.orientation)
+        par["anchor_x"], par["anchor_y"], par["anchor_phi"] = (
+            a.position[0], a.position[1], a.orientation)
         if a.condition == "scripted" and a.motion is not None:
             mo = a.motion
-            par[[rt.P_AX, rt.P_AY, rt.P_AR, rt.P_FREQ, rt.P_PHASE, rt.P_START]] = (
-                mo.amplitude[0], mo.amplitude[1], mo.rot_amplitude, mo.frequency, mo.phase,
-                mo.start)
-        law = LAWS[spec.contact.law] if spec.contact.enabled else rt.LAW_OFF
-        ipar[rt.I_LAW] = law
+            par["drive_x"], par["drive_y"], par["drive_phi"] = (
+                mo.amplitude[0], mo.amplitude[1], mo.rot_amplitude)
+            par["drive_frequency"], par["drive_phase"], par["drive_start"] = (
+                mo.frequency, mo.phase, mo.start)
+        law = LAWS[spec.contact.law] if spec.contact.enabled else LAW_OFF
+        self.modes["law"] = law
         nsub = 1
-        if law == rt.LAW_SOFT:
+        if law == LAW_SOFT:
             # explicit soft contact: keep omega_c h_sub <= 0.5 (joint inertia ~ I/2)
             wc = math.sqrt(2.0 * kc / p.I) + dc / p.I
             nsub = max(1, math.ceil(wc * self.h / 0.5))
-        ipar[rt.I_NSUB] = nsub
+        self.modes["substeps"] = nsub
 
     # -- state ---------------------------------------------------------------
     def reset(self) -> None:
@@ -84,26 +102,29 @@ class SlinkySolver:
         self.sd = np.zeros(2)
         self.target = np.zeros(2)
         self.locked = np.zeros(n + BASE, dtype=np.bool_)
-        self.cnt[:] = 0
+        self._counters[:] = 0
         self._touched()
-        self.ipar[rt.I_FREE] = 0
-        self.ipar[rt.I_GRAB] = 0
+        self.modes["anchor_free"] = 0
+        self.modes["grab"] = 0
         if not self.spec.anchor.held_at(0.0):
             self._free_anchor()
-        if self.ipar[rt.I_LAW] in (rt.LAW_RIGID, rt.LAW_PAPER):
-            j0 = BASE + 1 if self.ipar[rt.I_FREE] else BASE
-            touching = self.q[j0:] <= self.p.theta_min + rt.POS_TOL
+        if self.modes["law"] in (LAW_RIGID, LAW_PAPER):
+            j0 = self._first_joint()
+            touching = self.q[j0:] <= self.p.theta_min + TOUCHING
             self.q[j0:][touching] = self.p.theta_min
             self.locked[j0:] = touching
 
     def _touched(self) -> None:
         """The state or the drives changed from outside: no cached dynamics."""
-        self.work.flags[0] = 0
+        self.work.small["dynamics_current"] = 0
+
+    def _first_joint(self) -> int:
+        return first_joint_of(self.free)
 
     def _free_anchor(self) -> None:
         """The anchored end lets go: its pose becomes free, joint 1 loses its spring."""
         self._touched()
-        self.ipar[rt.I_FREE] = 1
+        self.modes["anchor_free"] = 1
         # bar 1's rotation is now carried by phi_A; theta_1 is frozen
         self.qd[2] += self.qd[BASE]
         self.qd[BASE] = 0.0
@@ -111,7 +132,7 @@ class SlinkySolver:
 
     @property
     def free(self) -> bool:
-        return bool(self.ipar[rt.I_FREE])
+        return bool(self.modes["anchor_free"])
 
     def frozen(self, t: float) -> bool:
         """Both ends held: the Slinky rests in its static shape (it starts in equilibrium)."""
@@ -119,22 +140,22 @@ class SlinkySolver:
 
     @property
     def n_contacts(self) -> int:
-        j0 = BASE + 1 if self.free else BASE
+        j0 = self._first_joint()
         return int(np.count_nonzero(self.q[j0:] <= self.p.theta_min + 1e-9))
 
     @property
     def impacts(self) -> int:
-        return int(self.cnt[rt.C_IMPACTS])
+        return int(self.cnt["impacts"])
 
     @property
     def evals(self) -> int:
-        return int(self.cnt[rt.C_EVALS])
+        return int(self.cnt["evaluations"])
 
     def energy(self) -> float:
         p = self.p
         return float(aba_energy(self.q, self.qd, p.m, p.I, p.R, p.g, p.k_coil,
-                                BASE + 1 if self.free else BASE, self.work.E, self.work.U,
-                                self.work.ws))
+                                self._first_joint(), self.work.forces.ends,
+                                self.work.forces.bar_axes, self.work.forces.aba_rows))
 
     def ends(self) -> np.ndarray:
         return chain.end_points(self.q, self.p.R)
@@ -146,8 +167,8 @@ class SlinkySolver:
         E = self.ends()
         self.target[:] = E[k] if target is None else target
         self.sd[:] = self.target - E[k]  # Maxwell branch starts unloaded
-        self.ipar[rt.I_GRABK] = k
-        self.ipar[rt.I_GRAB] = 1
+        self.modes["grab_point"] = k
+        self.modes["grab"] = 1
         self._touched()
 
     def move_grab(self, target: tuple[float, float]) -> None:
@@ -156,22 +177,22 @@ class SlinkySolver:
             self._touched()
 
     def release_grab(self) -> None:
-        self.ipar[rt.I_GRAB] = 0
+        self.modes["grab"] = 0
         self._touched()
 
     @property
     def grabbed(self) -> int | None:
-        return int(self.ipar[rt.I_GRABK]) if self.ipar[rt.I_GRAB] else None
+        return int(self.modes["grab_point"]) if self.modes["grab"] else None
 
     # -- stepping ------------------------------------------------------------
     def _advance_raw(self, dt: float) -> None:
-        self.t = step(self.q, self.qd, self.sd, self.t, dt, self.locked, self.target,
-                      self.par, self.ipar, self.w, self.cnt)
+        self.t = run(self.q, self.qd, self.sd, self.t, dt, 1, self.locked, self.target,
+                     self._parameters, self._modes, self._work, self._counters)
 
     def _run(self, k: int) -> None:
         if k > 0:
             run(self.q, self.qd, self.sd, self.t, self.h, k, self.locked, self.target,
-                self.par, self.ipar, self.w, self.cnt)
+                self._parameters, self._modes, self._work, self._counters)
             self.k += k
             self.t = self.k * self.h  # on the grid exactly, whatever the sums
 
@@ -210,13 +231,13 @@ class SlinkySolver:
     def state(self) -> tuple:
         """A copy of everything that evolves (for roll-back and hashing)."""
         return (self.q.copy(), self.qd.copy(), self.sd.copy(), self.locked.copy(),
-                self.ipar.copy(), self.target.copy(), self.k)
+                self._mode_values.copy(), self.target.copy(), self.k)
 
     def restore(self, state: tuple) -> None:
-        q, qd, sd, locked, ipar, target, k = state
+        q, qd, sd, locked, modes, target, k = state
         self._touched()
         self.q[:], self.qd[:], self.sd[:], self.locked[:] = q, qd, sd, locked
-        self.ipar[:], self.target[:] = ipar, target
+        self._mode_values[:], self.target[:] = modes, target
         self.k = k
         self.t = k * self.h
 

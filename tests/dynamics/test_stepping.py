@@ -3,9 +3,11 @@ control that sub-steps violent states, and the event interpolant."""
 
 import numpy as np
 
-from slinky3d.dynamics import rt
-from slinky3d.dynamics.step import _quintic, _root, _taylor_hit
+from slinky3d.dynamics.events import first_root, quintic, taylor_hit
+from slinky3d.dynamics.integrator import flow
+from slinky3d.dynamics.workspace import COUNTERS, record
 from slinky3d.model import chain
+from slinky3d.model.chain import BASE
 from slinky3d.runtime.simulation import Simulation
 from slinky3d.scene import loader as scene
 
@@ -32,17 +34,17 @@ def violent(name: str = "hanging-steel"):
     """A damped steel Slinky, contacts off, its joints flung at ~30 rad/s."""
     sim = Simulation(scene.load(name, ["slinky.contact.enabled=false"]))
     s = sim.slinkies[0]
-    s.qd[3:] = np.random.default_rng(3).normal(0.0, 30.0, s.p.N)
+    s.qd[BASE:] = np.random.default_rng(3).normal(0.0, 30.0, s.p.N)
     return s
 
 
 def one_flow(s, h, control, pieces=1):
     q, qd, sd = s.q.copy(), s.qd.copy(), s.sd.copy()
-    cnt = np.zeros(6, dtype=np.int64)
+    cnt = record(COUNTERS)
     for i in range(pieces):
-        rt.flow(q, qd, sd, i * h / pieces, h / pieces, s.locked, s.target, s.par, s.ipar,
-                s.w, cnt, control)
-    return q, qd, int(cnt[rt.C_EVALS])
+        flow(q, qd, sd, i * h / pieces, h / pieces, s.locked, s.target, s.par, s.modes,
+             s.work, cnt, control)
+    return q, qd, int(cnt["evaluations"])
 
 
 def test_error_control_substeps_a_violent_state():
@@ -69,15 +71,15 @@ def test_quintic_interpolant_and_its_first_root():
         d1, d2 = P.deriv(), P.deriv(2)
         ends = (P(0), d1(0), d2(0), P(1), d1(1), d2(1))
         for s in rng.uniform(0, 1, 5):
-            p, dp = _quintic(s, *ends)
+            p, dp = quintic(s, *ends)
             assert abs(p - P(s)) < 1e-12 and abs(dp - d1(s)) < 1e-11
     # crossing zero at 0.3 (down), 0.6 (up) and 0.9 (down)
     P = np.polynomial.Polynomial.fromroots([0.3, 0.6, 0.9]) * -1.0
     d1, d2 = P.deriv(), P.deriv(2)
     ends = (P(0), d1(0), d2(0), P(1), d1(1), d2(1))
     assert P(0) > 0 and P(1) < 0
-    assert abs(_root(*ends, 2.0) - 0.3) < 1e-12
-    assert _root(*ends, 0.2) == 2.0  # a root is already known before 0.2
+    assert abs(first_root(*ends, 2.0) - 0.3) < 1e-12
+    assert first_root(*ends, 0.2) == 2.0  # a root is already known before 0.2
 
 
 def test_taylor_hit_is_the_first_root_of_the_quadratic():
@@ -86,7 +88,7 @@ def test_taylor_hit_is_the_first_root_of_the_quadratic():
     one that leaves the bound and is pulled back, and none for locked, resting or
     receding ones."""
     tmin, tmax = 0.05, 1e-6
-    j0 = 3
+    j0 = BASE
     cases = [  # (gap, rate, acceleration), expected first root or None
         ((2e-8, -0.37, 50.0), None),
         ((0.0, 1e-6, -40.0), 2 * 1e-6 / 40.0),
@@ -100,7 +102,7 @@ def test_taylor_hit_is_the_first_root_of_the_quadratic():
         acc = np.zeros(j0 + 3)
         q[j0 + 1], qd[j0 + 1], acc[j0 + 1] = tmin + g, v, a
         locked = np.zeros(j0 + 3, dtype=np.bool_)
-        t = _taylor_hit(q, qd, acc, locked, j0, tmin, tmax)
+        t = taylor_hit(q, qd, acc, locked, j0, tmin, tmax)
         g = q[j0 + 1] - tmin  # the gap as stored
         if want is None and g > 0.0:  # approaching: the exact root of the quadratic
             want = np.min([r.real for r in np.roots([a / 2, v, g])
@@ -113,4 +115,4 @@ def test_taylor_hit_is_the_first_root_of_the_quadratic():
             gap = g + v * t + 0.5 * a * t * t
             assert abs(gap) < 1e-18
         locked[j0 + 1] = True  # a locked coil is never a hit
-        assert _taylor_hit(q, qd, acc, locked, j0, tmin, tmax) > tmax
+        assert taylor_hit(q, qd, acc, locked, j0, tmin, tmax) > tmax

@@ -1,0 +1,144 @@
+"""The force model of the compiled solver: joint springs and damping, the soft contact
+law, the grab, the anchor's drive, and the accelerations they cause (one O(N)
+articulated-body solve).
+
+Coils in resting contact are *locked* joints, prescribed at zero acceleration, so
+they stay exactly at theta_min and the force that holds them comes out of the same
+solve as the contact torque; a held or scripted anchor is prescribed the same way.
+The joint springs and damping can be made implicit through the articulated body's
+armature (a Rosenbrock stage's linear solve, integrator.py) at no extra cost.
+"""
+
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from slinky3d.dynamics.articulated_body import JIT, aba, kinematics, point_force
+from slinky3d.dynamics.workspace import LAW_SOFT
+from slinky3d.model.chain import BASE
+
+
+@njit(**JIT)
+def anchor_motion(par, t, pose, vel, acc):
+    """Anchor pose, velocity and acceleration (x, y, phi) for a held/scripted anchor."""
+    pose[0] = par.anchor_x
+    pose[1] = par.anchor_y
+    pose[2] = par.anchor_phi
+    for i in range(3):
+        vel[i] = 0.0
+        acc[i] = 0.0
+    if t <= par.drive_start or par.drive_frequency <= 0.0:
+        return
+    w = 2.0 * math.pi * par.drive_frequency
+    a = w * (t - par.drive_start) + par.drive_phase
+    s0 = math.sin(par.drive_phase)
+    amps = (par.drive_x, par.drive_y, par.drive_phi)
+    for i in range(3):
+        pose[i] += amps[i] * (math.sin(a) - s0)
+        vel[i] = amps[i] * w * math.cos(a)
+        acc[i] = -amps[i] * w * w * math.sin(a)
+
+
+@njit(**JIT)
+def derivatives(q, qd, sd, t, locked, target, par, modes, fw, out_qdd, out_sd, vdamp, qx,
+                armh):
+    """Accelerations of the system with `locked` joints held; returns nothing.
+
+    Fills out_qdd and out_sd (grab damper rate); fw.joint_force holds, for locked
+    joints, the contact torque, for prescribed base joints the anchor reaction. The
+    joint damping acts with the velocities `vdamp` and the springs with the angles
+    q + qx (qd and 0 for the true dynamics; a Rosenbrock stage's combinations
+    otherwise), implicit through the armature armh (integrator.py).
+    """
+    tau = fw.applied
+    presc = fw.prescribed
+    qdd_p = fw.prescribed_acc
+    arm = fw.armature
+    fext = fw.bar_force
+    drive = fw.drive[0]
+    nj = q.shape[0]
+    n = nj - BASE
+    free = modes.anchor_free != 0
+    k = par.stiffness
+    tmin = par.theta_min
+    law = modes.law
+    cd = par.damping
+    # Loops from 0, with no branches, vectorize; a loop from BASE became gathers
+    # (numba's negative-index wraparound hides that the indices are contiguous).
+    for j in range(nj):
+        presc[j] = locked[j]
+        qdd_p[j] = 0.0
+        tau[j] = -k * (q[j] + qx[j]) - cd * vdamp[j]
+        arm[j] = armh
+    for j in range(BASE):
+        tau[j] = 0.0
+        arm[j] = 0.0
+    if free:
+        tau[BASE] = 0.0  # a free Slinky has no holder: no spring at joint 1
+        arm[BASE] = 0.0
+        presc[BASE] = True
+    else:
+        acc = drive.anchor_acceleration
+        anchor_motion(par, t, drive.anchor_pose, drive.anchor_velocity, acc)
+        for i in range(BASE):
+            presc[i] = True
+            qdd_p[i] = acc[i]
+    if law == LAW_SOFT:
+        kc = par.contact_stiffness
+        dc = par.contact_damping
+        for j in range(BASE, nj):
+            pen = tmin - q[j]
+            if pen > 0.0:
+                f = kc * pen - dc * qd[j]
+                if f > 0.0:
+                    tau[j] += f
+    if drive.force_applied != 0:  # a grab force was applied last time
+        for i in range(n):
+            fext[i, 0] = 0.0
+            fext[i, 1] = 0.0
+            fext[i, 2] = 0.0
+        drive.force_applied = 0
+    out_sd[0] = 0.0
+    out_sd[1] = 0.0
+    if modes.grab != 0:
+        E = fw.ends
+        kinematics(q, par.radius, E, fw.bar_axes, fw.aba_rows)
+        kp = modes.grab_point
+        ex = target[0] - E[kp, 0]
+        ey = target[1] - E[kp, 1]
+        # holding spring in parallel with a Maxwell element (spring k2 + damper d)
+        mx = par.grab_maxwell_stiffness * (ex - sd[0])
+        my = par.grab_maxwell_stiffness * (ey - sd[1])
+        fx = par.grab_stiffness * ex + mx
+        fy = par.grab_stiffness * ey + my
+        fn = math.sqrt(fx * fx + fy * fy)
+        if fn > par.grab_max_force:
+            fx *= par.grab_max_force / fn
+            fy *= par.grab_max_force / fn
+        out_sd[0] = mx / par.grab_damping
+        out_sd[1] = my / par.grab_damping
+        point_force(E, kp, fx, fy, fext)
+        drive.force_applied = 1
+    force = fw.joint_force
+    aba(q, qd, tau, presc, qdd_p, fext, arm, par.mass, par.inertia, par.radius, par.gravity,
+        out_qdd, force, fw.ends, fw.bar_axes, fw.aba_rows)
+    # contact torque of locked joints = needed torque minus the spring's
+    for j in range(nj):  # base joints are never locked
+        force[j] = force[j] - tau[j] if locked[j] else force[j]
+
+
+@njit(**JIT)
+def set_base(q, qd, t, par, modes, fw):
+    """Put a held/scripted anchor exactly on its motion (no drift from RK sums)."""
+    if modes.anchor_free == 0:
+        drive = fw.drive[0]
+        pose = drive.anchor_pose
+        vel = drive.anchor_velocity
+        anchor_motion(par, t, pose, vel, drive.anchor_acceleration)
+        for i in range(BASE):
+            q[i] = pose[i]
+            qd[i] = vel[i]
+    else:
+        qd[BASE] = 0.0
