@@ -432,7 +432,9 @@ class SlinkySolver:
         off = self._hand_offset(self.t)
         pos = np.array([self.par["anchor_x"], self.par["anchor_y"]]) + off
         for i in range(2):
-            stop = abs(pos[i]) + v[i] * v[i] / (2.0 * DRIVE_ACCELERATION) + abs(v[i]) * h
+            # where it would stop braking from the next step on, with a step's margin
+            stop = (abs(pos[i]) + v[i] * v[i] / (2.0 * DRIVE_ACCELERATION)
+                    + 2.0 * abs(v[i]) * h + DRIVE_ACCELERATION * h * h)
             if want[i] * pos[i] > 0.0 and stop >= DRIVE_REACH:
                 want[i] = 0.0
         a = (want - v) / h
@@ -452,12 +454,17 @@ class SlinkySolver:
         self.t = run(self.q, self.qd, self.sd, self.t, dt, 1, self.locked, self.target,
                      self._parameters, self._modes, self._work, self._counters)
 
+    def _hand_moving(self) -> bool:
+        return bool(np.any(self.drive_velocity) or np.any(self.drive_wanted))
+
     def _run(self, k: int) -> None:
-        if k > 0 and self.hand and (np.any(self.drive_velocity) or np.any(self.drive_wanted)):
-            for _ in range(k):  # a moving hand: its acceleration is set step by step
-                self._drive_step()
+        if self.par["hand"] != 0.0 and self._hand_moving():
+            while k > 0 and self._hand_moving():
+                self._drive_step()  # a moving hand: its acceleration is set step by step
                 self._run_steps(1)
-            return
+                k -= 1
+            if not self._hand_moving():  # at rest now: it stays where it stopped
+                self._hand_at(self.t, self._hand_offset(self.t), np.zeros(2), np.zeros(2))
         self._run_steps(k)
 
     def _run_steps(self, k: int) -> None:
