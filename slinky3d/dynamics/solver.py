@@ -101,6 +101,7 @@ class SlinkySolver:
                 mo.amplitude[0], mo.amplitude[1], mo.rot_amplitude)
             par["drive_frequency"], par["drive_phase"], par["drive_start"] = (
                 mo.frequency, mo.phase, mo.start)
+        self._scripted = bool(par["drive_frequency"] > 0.0)
         law = LAWS[spec.contact.law] if spec.contact.enabled else LAW_OFF
         self.modes["law"] = law
         nsub = 1
@@ -119,11 +120,13 @@ class SlinkySolver:
     def reset(self) -> None:
         """Back to the scene's initial state (at rest in q0)."""
         n = self.p.N
-        self._fill_params()  # a hand may have moved the anchor
+        self._parameters[:] = 0  # a hand may have moved the anchor
+        self._fill_params()
         self.hand = False  # a hand took over the ends from the scene's schedule
         self.mirror = False  # model x = -world x (a re-rooting with N even)
         self.drive_velocity = np.zeros(2)  # the held anchor's, model frame (m/s)
         self.drive_wanted = np.zeros(2)  # DriveBase's, model frame (m/s)
+        self._moving = False
         self.work.impact_time[:] = -np.inf
         sm = self.work.small
         sm["damping_loss"], sm["impact_loss"], sm["damping_trial"] = 0.0, 0.0, 0.0
@@ -177,8 +180,7 @@ class SlinkySolver:
     @property
     def driven(self) -> bool:
         """Something may be putting energy in: a scripted anchor or a moving hand."""
-        scripted = not self.free and self.par["drive_frequency"] > 0.0
-        return scripted or bool(np.any(self.drive_velocity) or np.any(self.drive_wanted))
+        return self._moving or (self._scripted and not self.free)
 
     @property
     def n_contacts(self) -> int:
@@ -271,6 +273,7 @@ class SlinkySolver:
         if self.par["hand"] == 0.0:
             self._hand_at(self.t, np.zeros(2), np.zeros(2), np.zeros(2))
         self.drive_wanted[:] = v
+        self._hand_moved()
         return ""
 
     def let_go(self) -> str:
@@ -336,9 +339,11 @@ class SlinkySolver:
         par = self.par
         par["anchor_x"], par["anchor_y"], par["anchor_phi"] = q[0], q[1], q[2]
         par["drive_frequency"] = 0.0  # a scripted motion ends with the catch
+        self._scripted = False
         par["hand"] = 0.0
         self.drive_velocity[:] = 0.0
         self.drive_wanted[:] = 0.0
+        self._moving = False
         self.modes["anchor_free"] = 0
         self._touched()
 
@@ -415,6 +420,7 @@ class SlinkySolver:
             self.par["hand"] = 0.0
         self.drive_velocity[:] = 0.0
         self.drive_wanted[:] = 0.0
+        self._moving = False
         self._touched()
 
     def settle(self) -> None:
@@ -444,6 +450,7 @@ class SlinkySolver:
             a *= DRIVE_ACCELERATION / na
         self._hand_at(self.t, off, v.copy(), a)
         v[:] = want if reach else v + a * h
+        self._hand_moved()
 
     @property
     def grabbed(self) -> int | None:
@@ -454,16 +461,17 @@ class SlinkySolver:
         self.t = run(self.q, self.qd, self.sd, self.t, dt, 1, self.locked, self.target,
                      self._parameters, self._modes, self._work, self._counters)
 
-    def _hand_moving(self) -> bool:
-        return bool(np.any(self.drive_velocity) or np.any(self.drive_wanted))
+    def _hand_moved(self) -> None:
+        """The hand's velocities changed: is it moving (a flag: this runs every step)?"""
+        self._moving = bool(self.drive_velocity.any() or self.drive_wanted.any())
 
     def _run(self, k: int) -> None:
-        if self.par["hand"] != 0.0 and self._hand_moving():
-            while k > 0 and self._hand_moving():
+        if self._moving:
+            while k > 0 and self._moving:
                 self._drive_step()  # a moving hand: its acceleration is set step by step
                 self._run_steps(1)
                 k -= 1
-            if not self._hand_moving():  # at rest now: it stays where it stopped
+            if not self._moving:  # at rest now: it stays where it stopped
                 self._hand_at(self.t, self._hand_offset(self.t), np.zeros(2), np.zeros(2))
         self._run_steps(k)
 
@@ -540,6 +548,8 @@ class SlinkySolver:
         self.hand, self.mirror, parameters, velocity, wanted = hand
         self._parameters[:] = parameters
         self.drive_velocity[:], self.drive_wanted[:] = velocity, wanted
+        self._hand_moved()
+        self._scripted = bool(self.par["drive_frequency"] > 0.0)
         impact_time, damping, impacts = account
         self.work.impact_time[:] = impact_time
         self.work.small["damping_loss"], self.work.small["impact_loss"] = damping, impacts

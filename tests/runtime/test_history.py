@@ -96,3 +96,30 @@ def test_reads_while_written():
     stop.set()
     r.join()
     assert not errors
+
+
+def test_the_solver_thread_records_its_history():
+    from runs import drive
+
+    from slinky3d.dynamics.solver import warm_up
+    from slinky3d.runtime.commands import Reset
+    from slinky3d.runtime.thread import SimThread
+    from slinky3d.scene import loader
+
+    warm_up()
+    th = SimThread(loader.load("drop-plastic"), realtime=False)
+    th.start()
+    try:
+        drive(th, [], 150)  # 0.6 s at 4 ms
+        t0, t1 = th.history.span()
+        assert t0 == 0.0 and t1 == pytest.approx(0.6)
+        ts = np.array([s.t for s in th.history.snapshots()])
+        assert np.diff(ts).max() <= 2 * th.sim.h + 1e-12  # >= 120 Hz of simulated time
+        rows = th.history.energy_rows()
+        assert rows[-1, 5] > 0.0  # impacts since the drop
+        assert th.history.at(0.3).t == pytest.approx(0.3)
+        th.send(Reset())
+        assert th.drain()
+        assert th.history.span() == (0.0, 0.0)
+    finally:
+        th.stop()
