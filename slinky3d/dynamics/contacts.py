@@ -53,7 +53,7 @@ def _violations(act, keep, force, tol_f, cand, rate, tol_r, viol):
 
 
 @njit(**JIT)
-def impact(q, qd, t, locked, par, modes, w, cnt):
+def impact(q, qd, locked, par, modes, w, cnt, t=0.0):
     """Rigid e = 0 impact of all joints at theta_min together, at time t; qd, locked
     in place.
 
@@ -138,7 +138,7 @@ def impact(q, qd, t, locked, par, modes, w, cnt):
 
 
 @njit(**JIT)
-def paper_impact(q, qd, t, locked, par, modes, w, cnt):
+def paper_impact(q, qd, locked, par, modes, w, cnt, t=0.0):
     """The paper's pairwise rule, joint by joint until none is closing, at time t.
 
     At joint k the two neighbouring composite rates are replaced by their mean

@@ -70,6 +70,28 @@ def _combine(q, qd, sd, q0, v0, s00, s01, coef, count, kq, kv, ks):
             sd[1] += a * ks[m, 1]
 
 
+@njit(**JIT, inline="always")
+def sum_of_squares(x, start):
+    """sum x[start:]^2 in four interleaved sums: one chain of dependent additions would
+    cost 4 cycles an element (this runs at every stage)."""
+    s0 = 0.0
+    s1 = 0.0
+    s2 = 0.0
+    s3 = 0.0
+    n = x.shape[0]
+    j = start
+    while j + 3 < n:
+        s0 += x[j] * x[j]
+        s1 += x[j + 1] * x[j + 1]
+        s2 += x[j + 2] * x[j + 2]
+        s3 += x[j + 3] * x[j + 3]
+        j += 4
+    while j < n:
+        s0 += x[j] * x[j]
+        j += 1
+    return (s0 + s1) + (s2 + s3)
+
+
 @njit(**JIT)
 def stages(q, qd, sd, t, h, locked, target, par, modes, w, cnt):
     """One step of the stage scheme above, in place (4 or 12 dynamics evaluations);
@@ -118,10 +140,7 @@ def stages(q, qd, sd, t, h, locked, target, par, modes, w, cnt):
             # The dampers' dissipation C_D sum(theta'^2) as one more component of the
             # ODE, integrated by the same W-method (its Jacobian row zero): order 3 at
             # the stage states (docs/solver.md, "The energy account")
-            p = 0.0
-            for j in range(BASE, nj):
-                p += qd[j] * qd[j]
-            dissipated += B[st] * p
+            dissipated += B[st] * sum_of_squares(qd, BASE)
         for j in range(nj):
             kq[st, j] = h * (vd[j] + g * h * kv[st, j])
             kv[st, j] = h * kv[st, j]

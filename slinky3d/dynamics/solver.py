@@ -62,6 +62,8 @@ def grab_defaults(spec: SlinkySpec) -> tuple[float, float, float, float]:
     weight = mass * spec.params.g
     k = g.stiffness if g.stiffness is not None else weight / GRAB_SAG
     d = g.damping if g.damping is not None else 2.0 * math.sqrt(k * mass)
+    if d <= 0.0:  # no damper: the series branch carries nothing (and divides by d)
+        return k, 0.0, 1.0, g.max_force_weights * weight
     return k, 2.0 * k, d, g.max_force_weights * weight
 
 
@@ -516,20 +518,16 @@ class SlinkySolver:
             self._run(left)
 
     def state(self) -> tuple:
-        """A copy of everything that evolves (for roll-back and hashing)."""
+        """A copy of everything that evolves, for roll-back (the guard takes one after
+        every chunk of steps: the hand's part only once it took over). The energy
+        account's sums and the impact times are diagnostics and not part of it: a
+        roll-back, which stops the Slinky, leaves them as they were."""
+        hand = None
+        if self.hand:
+            hand = (self.mirror, self._parameters.copy(), self.drive_velocity.copy(),
+                    self.drive_wanted.copy())
         return (self.q.copy(), self.qd.copy(), self.sd.copy(), self.locked.copy(),
-                self._mode_values.copy(), self.target.copy(), self.k, self._hand_state(),
-                self._account())
-
-    def _hand_state(self) -> tuple:
-        return (self.hand, self.mirror, self._parameters.copy(), self.drive_velocity.copy(),
-                self.drive_wanted.copy())
-
-    def _account(self) -> tuple:
-        """The energy account's sums and the impact times: diagnostics, not hashed."""
-        sm = self.work.small
-        return (self.work.impact_time.copy(), float(sm["damping_loss"][0]),
-                float(sm["impact_loss"][0]))
+                self._mode_values.copy(), self.target.copy(), self.k, hand)
 
     def hashed(self) -> list[np.ndarray]:
         """What a state hash covers: the state, and the hand's once it took over (so
@@ -541,18 +539,24 @@ class SlinkySolver:
         return out
 
     def restore(self, state: tuple) -> None:
-        q, qd, sd, locked, modes, target, k, hand, account = state
+        q, qd, sd, locked, modes, target, k, hand = state
         self._touched()
+        if hand is not None:
+            self.hand = True
+            self.mirror, parameters, velocity, wanted = hand
+            self._parameters[:] = parameters
+            self.drive_velocity[:], self.drive_wanted[:] = velocity, wanted
+            self._hand_moved()
+            self._scripted = bool(self.par["drive_frequency"] > 0.0)
+        elif self.hand:  # back to before the hand took over: the scene's own ends
+            self.hand = self.mirror = False
+            self._parameters[:] = 0
+            self._fill_params()
+            self.drive_velocity[:] = 0.0
+            self.drive_wanted[:] = 0.0
+            self._moving = False
         self.q[:], self.qd[:], self.sd[:], self.locked[:] = q, qd, sd, locked
         self._mode_values[:], self.target[:] = modes, target
-        self.hand, self.mirror, parameters, velocity, wanted = hand
-        self._parameters[:] = parameters
-        self.drive_velocity[:], self.drive_wanted[:] = velocity, wanted
-        self._hand_moved()
-        self._scripted = bool(self.par["drive_frequency"] > 0.0)
-        impact_time, damping, impacts = account
-        self.work.impact_time[:] = impact_time
-        self.work.small["damping_loss"], self.work.small["impact_loss"] = damping, impacts
         self.k = k
         self.t = k * self.h
 

@@ -34,7 +34,7 @@ from slinky3d.dynamics.events import (
     taylor_hit,
 )
 from slinky3d.dynamics.forces import set_base
-from slinky3d.dynamics.integrator import ERR_TOL, flow
+from slinky3d.dynamics.integrator import ERR_TOL, flow, sum_of_squares
 from slinky3d.dynamics.workspace import (
     HIT,
     LAW_PAPER,
@@ -134,10 +134,8 @@ def _short_range_hit(q, qd, sd, t, h, rem, locked, par, modes, w, start_known, c
     if start_known:
         dt = taylor_hit(q, qd, w.acc_start, locked, first_joint(modes), par.theta_min, tmax)
     if dt <= tmax and can_cut:
-        p = 0.0  # the dampers over dt <= 1e-4 h: the rectangle rule
-        for j in range(BASE, q.shape[0]):
-            p += qd[j] * qd[j]
-        w.small[0].damping_loss += dt * par.damping * p
+        # the dampers over dt <= 1e-4 h: the rectangle rule
+        w.small[0].damping_loss += dt * par.damping * sum_of_squares(qd, BASE)
         advance_on_taylor(q, qd, sd, w.acc_start, w.small[0].damper_rate_start, dt)
         set_base(q, qd, t + dt, par, modes, w.forces)
         return HIT, dt
@@ -288,9 +286,9 @@ def _apply_event(kind, q, qd, t, quick, locked, par, modes, w, cnt):
         if not locked[j] and q[j] < tmin + TOUCHING:
             q[j] = tmin
     if modes.law == LAW_PAPER:
-        paper_impact(q, qd, t, locked, par, modes, w, cnt)
+        paper_impact(q, qd, locked, par, modes, w, cnt, t)
     else:
-        impact(q, qd, t, locked, par, modes, w, cnt)
+        impact(q, qd, locked, par, modes, w, cnt, t)
 
 
 @njit(**JIT)

@@ -65,7 +65,7 @@ def test_impact_loss_is_the_kinetic_energy_removed():
     s.locked[j] = False
     T0 = chain.kinetic_energy(s.p, s.q, s.qd)
     loss0 = float(s.work.small["impact_loss"][0])
-    impact(s.q, s.qd, 0.25, s.locked, s.par, s.modes, s.work, s.cnt)
+    impact(s.q, s.qd, s.locked, s.par, s.modes, s.work, s.cnt, 0.25)
     T1 = chain.kinetic_energy(s.p, s.q, s.qd)
     loss = float(s.work.small["impact_loss"][0]) - loss0
     assert loss > 0.0
