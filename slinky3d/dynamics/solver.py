@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from slinky3d.dynamics.articulated_body import energy as aba_energy
+from slinky3d.dynamics.articulated_body import energy_parts
 from slinky3d.dynamics.step import run
 from slinky3d.dynamics.workspace import (
     COUNTERS,
@@ -201,14 +202,12 @@ class SlinkySolver:
         """(kinetic, gravity, spring, damping, impacts) in J: the mechanical energy
         (gravity's zero at y = 0) and what the joint dampers and the coil impacts
         took since the last reset (the compiled kernels' running sums)."""
-        p, q = self.p, self.q
-        th = q[BASE:]
-        mask = chain.spring_mask(p, self.free)
-        spring = 0.5 * p.k_coil * float(np.sum(mask * th * th))
-        gravity = p.m * p.g * float(np.sum(chain.centres(q, p.R)[:, 1]))
+        p, f = self.p, self.work.forces
+        kinetic, gravity, spring = energy_parts(
+            self.q, self.qd, p.m, p.I, p.R, p.g, p.k_coil, self._first_joint(), f.ends,
+            f.bar_axes, f.aba_rows)
         sm = self.work.small[0]
-        return (chain.kinetic_energy(p, q, self.qd), gravity, spring,
-                float(sm["damping_loss"]), float(sm["impact_loss"]))
+        return (kinetic, gravity, spring, float(sm["damping_loss"]), float(sm["impact_loss"]))
 
     def impact_age(self) -> np.ndarray:
         """(N,) simulated seconds since each joint's last coil impact (inf: none)."""

@@ -146,11 +146,12 @@ def session_from_json(text: str, where: str) -> Session:
         raise SlinkyError(f"{where}: the session has no command log")
     entries: list[LogEntry] = []
     last = 0
-    for e in log:
-        if not (isinstance(e, list) and len(e) == 2 and isinstance(e[0], int) and e[0] >= last):
-            raise SlinkyError(f"{where}: a broken or out-of-order log entry {e!r}")
-        last = e[0]
-        entries.append((e[0], command_from_json(e[1], where)))  # type: ignore[arg-type]
+    for entry in log:
+        if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], int)
+                and entry[0] >= last):
+            raise SlinkyError(f"{where}: a broken or out-of-order log entry {entry!r:.80}")
+        last = entry[0]
+        entries.append((last, command_from_json(entry[1], where)))  # type: ignore[arg-type]
     return Session(scene=scene_from_json(d.get("scene"), where), log=tuple(entries),
                    nsteps=nsteps, h=None if h is None else float(h),
                    final_hash=str(d.get("final_hash", "")), version=__version__)
