@@ -321,6 +321,7 @@ class SlinkySolver:
         E = chain.end_points(q, p.R)
         C = 0.5 * (E[:-1] + E[1:])
         grip = -p.m * p.g * float(np.sum(C[:, 0] - E[0, 0])) / p.k_coil
+        grip = min(max(grip, -0.5 * math.pi), 0.5 * math.pi)  # a hand bends a coil so far
         if self.modes["law"] != LAW_OFF:
             grip = max(grip, p.theta_min)
         bar1 = q[2] + q[BASE]  # Theta_1, kept

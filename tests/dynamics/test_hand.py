@@ -150,4 +150,5 @@ def test_default_grab_holds_the_whole_slinky(name):
     sags = np.array(sags)
     assert sags[-1] == pytest.approx(GRAB_SAG, rel=0.05)  # static: the weight on k
     assert sags.max() < 0.01
+    assert sags.max() <= 1.1 * sags[-1]  # overshoot <= 10 %: damping ratio >= 0.6 (2 %)
     assert np.all(np.isfinite(s.q))
