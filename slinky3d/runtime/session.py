@@ -229,8 +229,12 @@ class SessionPlayer(SimThread):
             finally:
                 self._own = False
 
+    def _take_commands(self) -> None:
+        self._apply_due()  # between iterations, as the thread takes the viewer's
+        super()._take_commands()
+
     def _batch(self, n: int, deadline: float) -> int:
-        self._apply_due()
+        self._apply_due()  # (due already, unless a Step of the viewer's came first)
         stop = self.session.nsteps
         if self._cursor < len(self.session.log):
             stop = min(stop, self.session.log[self._cursor][0])

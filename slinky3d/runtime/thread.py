@@ -197,6 +197,8 @@ class SimThread:
             due = 1
         if due > 0:
             self._batch(due, now + self.batch_wall)
+            if self._sync is None:  # a command inside the batch re-synced: start over
+                return
             lag = (k0 + (time.perf_counter() - w0) / per - self._steps) * per
             if self._sync[0] == w0 and lag > self.behind_lag:
                 self._behind_at = time.perf_counter()

@@ -4,6 +4,7 @@ and in real time; broken files and files of another version refused in one line.
 from __future__ import annotations
 
 import json
+import time
 
 import numpy as np
 import pytest
@@ -128,3 +129,21 @@ def test_bad_files_are_refused_in_one_line(saved, tmp_path):
         with pytest.raises(SlinkyError) as e:
             load_session(p)
         assert "\n" not in str(e.value) and str(p) in str(e.value), p
+
+
+def test_player_in_real_time(saved):
+    """Paced by the clock (at 4x), it reaches the end, pauses and says it matched."""
+    path, live, _ = saved
+    player = SessionPlayer(load_session(path))
+    player.send(TimeScale(4.0))
+    player.start()
+    try:
+        deadline = time.perf_counter() + 20.0
+        while not player.finished and time.perf_counter() < deadline:
+            time.sleep(0.02)
+            a, b = player.latest_pair()
+            assert a.t <= b.t
+        assert player.finished and player.paused and player.sim.state_hash() == live
+    finally:
+        player.stop()
+    assert not player.alive
