@@ -6,8 +6,9 @@ Each `NAME.json` (written by report.write) fills the region between
 `<!-- begin generated: NAME -->` and `<!-- end generated: NAME -->`: a line with the
 date, the commit and the machine, then its figures. Scalar figures make one two-column
 table; a list of records (dicts) makes a table with a column per key; a dict of
-records makes the same with the dict's keys as the first column. Anything else is
-written as one value. Regions without a JSON file are left as they are.
+records makes the same with the dict's keys as the first column; any other dict is a
+section of its own, rendered the same way under its name. Anything else is written
+as one value. Regions without a JSON file are left as they are.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ def cell(v: Any) -> str:
     if isinstance(v, bool):
         return "yes" if v else "no"
     if isinstance(v, float):
-        return f"{v:.6g}"
+        return f"{v:.4g}"
     if v is None:
         return ""
     if isinstance(v, list | tuple):
@@ -88,11 +89,14 @@ def machine_line(doc: dict[str, Any]) -> str:
             f"{what or 'an unknown machine'}.\n")
 
 
-def render(doc: dict[str, Any]) -> str:
-    """The markdown for one benchmark's JSON document."""
-    figures = doc.get("figures") or {}
-    scalars = {k: v for k, v in figures.items() if not (_is_records(v) or _is_record_map(v))}
-    parts = [machine_line(doc)]
+def section(figures: dict[str, Any]) -> list[str]:
+    """Markdown parts for a dict of figures: its scalars, then its tables and sections."""
+    def nested(v: Any) -> bool:
+        return isinstance(v, dict) and not _is_record_map(v)
+
+    scalars = {k: v for k, v in figures.items()
+               if not (_is_records(v) or _is_record_map(v) or nested(v))}
+    parts = []
     if scalars:
         parts.append(table(["figure", "value"], [[label(k), cell(v)] for k, v in
                                                  scalars.items()]))
@@ -102,7 +106,15 @@ def render(doc: dict[str, Any]) -> str:
         elif _is_record_map(v):
             parts.append(f"**{label(k)}**\n\n" + records(list(v.values()), first=label(k),
                                                        keys=list(v)))
-    return "\n".join(parts)
+        elif nested(v):
+            parts.append(f"**{label(k)}**\n")
+            parts += section(v)
+    return parts
+
+
+def render(doc: dict[str, Any]) -> str:
+    """The markdown for one benchmark's JSON document."""
+    return "\n".join([machine_line(doc), *section(doc.get("figures") or {})])
 
 
 def rewrite(markdown: str, blocks: dict[str, str]) -> tuple[str, list[str]]:

@@ -37,8 +37,9 @@ def test_tables_fill_the_regions_from_json(tmp_path, capsys):
     report, tables = load("report"), load("tables")
     results = tmp_path / "results"
     figures = {"speed_x": 66.5, "steps": 750, "ok": True, "scene": "4S",
-               "per_n": [{"N": 75, "factor": 120.25}, {"N": 157, "factor": 66.5, "note": "a|b"}],
-               "scenes": {"1Pa": {"wall_s": 0.02}, "4S": {"wall_s": 0.045}}}
+               "per_n": [{"N": 75, "factor": 120.5}, {"N": 157, "factor": 66.5, "note": "a|b"}],
+               "scenes": {"1Pa": {"wall_s": 0.02}, "4S": {"wall_s": 0.045}},
+               "versus_n": {"scene": "steel", "rows": [{"N": 300, "us": 7.5}]}}
     report.write("fast", figures, out_dir=results)
     doc = json.loads((results / "fast.json").read_text())
     assert doc["benchmark"] == "fast" and doc["figures"] == figures
@@ -56,9 +57,13 @@ def test_tables_fill_the_regions_from_json(tmp_path, capsys):
     assert "| ok | yes |" in region and "| scene | 4S |" in region
     # A list of records: one column per key, missing cells empty, pipes escaped.
     assert "| N | factor | note |" in region
-    assert "| 75 | 120.25 |  |" in region and "| 157 | 66.5 | a\\|b |" in region
+    assert "| 75 | 120.5 |  |" in region and "| 157 | 66.5 | a\\|b |" in region
     # A dict of records: its keys make the first column.
     assert "| scenes | wall (s) |" in region and "| 1Pa | 0.02 |" in region
+    # Any other dict is a section of its own: its scalars, then its tables.
+    section = region[region.index("**versus n**"):]
+    assert "| scene | steel |" in section and "| N | us |" in section
+    assert "| 300 | 7.5 |" in section
     # Running again changes nothing.
     tables.main(["--results", str(results), "--doc", str(md)])
     assert md.read_text() == out

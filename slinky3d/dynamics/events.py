@@ -2,10 +2,10 @@
 hit) and when a locked coil's contact torque reaches zero (a separation), and the
 state there.
 
-A sub-step is integrated once; an event's time is the earliest root on the
-sub-step's quintic Hermite (state and acceleration at both ends, the order of the
-scheme or better), and the state there is read off the same polynomial, so the
-hitting coil lands on theta_min exactly and nothing is integrated twice. A hit due
+An event's time is the earliest root on the sub-step's quintic Hermite (state and
+acceleration at both ends, the order of the scheme or better). An event early in the
+sub-step takes its state from the same polynomial (`dense`), so the hitting coil lands
+on theta_min exactly; a later one is integrated to again (step.py, S_DENSE says why). A hit due
 within a vanishing time (chatter at a collapse front) is found instead on the
 quadratic Taylor polynomial of the exact start state (`taylor_hit`): integrating a
 sub-step only to cut it at once cost most of a collapse's run time. A separation's

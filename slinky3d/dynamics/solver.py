@@ -24,7 +24,6 @@ from slinky3d.dynamics.workspace import (
     LAWS,
     MODES,
     PARAMETERS,
-    first_joint_of,
     new_work,
     plain,
 )
@@ -157,15 +156,13 @@ class SlinkySolver:
         self.work.small["dynamics_current"] = 0
 
     def _first_joint(self) -> int:
-        return first_joint_of(self.free)
+        return chain.first_joint(self.free)
 
     def _free_anchor(self) -> None:
         """The anchored end lets go: its pose becomes free, joint 1 loses its spring."""
         self._touched()
         self.modes["anchor_free"] = 1
-        # bar 1's rotation is now carried by phi_A; theta_1 is frozen
-        self.qd[2] += self.qd[BASE]
-        self.qd[BASE] = 0.0
+        chain.release_anchor(self.qd)
         self.locked[BASE] = False
 
     @property

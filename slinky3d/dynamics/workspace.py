@@ -35,6 +35,7 @@ import numpy as np
 from numba import njit
 
 from slinky3d.dynamics.articulated_body import JIT, workspace
+from slinky3d.model import chain
 from slinky3d.model.chain import BASE
 from slinky3d.scene.spec import CONTACT_LAWS
 
@@ -218,15 +219,10 @@ def record(dtype: np.dtype) -> np.void:
     return rec
 
 
-def first_joint_of(anchor_free: bool) -> int:
-    """First joint that can touch: joint 1 has no holder in a free Slinky."""
-    return BASE + 1 if anchor_free else BASE
-
-
-_first_joint_compiled = njit(**JIT)(first_joint_of)
+_first_joint_compiled = njit(**JIT)(chain.first_joint)
 
 
 @njit(**JIT)
 def first_joint(modes):
-    """first_joint_of for the kernels, from the modes record."""
+    """`chain.first_joint` for the kernels, from the modes record."""
     return _first_joint_compiled(modes.anchor_free != 0)

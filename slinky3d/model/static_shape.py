@@ -104,6 +104,8 @@ def _solve_free(pb: _Problem, hTh: np.ndarray, fr: np.ndarray, b: np.ndarray) ->
     (Rejected: a dense LU of H_FF, whose multithreaded BLAS crawls on a busy machine.)
     """
     n = int(fr.sum())
+    if n == 0:  # every joint collapsed: nothing to solve for
+        return np.zeros((0, *b.shape[1:]))
     t = np.cumsum(hTh[::-1])[::-1][fr]  # curvature of all bars from each free joint on
     d = t - np.r_[t[1:], 0.0]
     k = pb.p.k_coil
@@ -182,7 +184,7 @@ def _newton_kkt(
                 theta[below] = lo
                 act |= below
                 continue
-            if np.max(np.abs(step)) < 1e-13:
+            if np.max(np.abs(step), initial=0.0) < 1e-13:
                 _, g = pb.fun(theta)
                 mu = (g - G.T @ lam)[act] if held else g[act]
                 if mu.size and mu.min() < -1e-12 * p.k_coil:

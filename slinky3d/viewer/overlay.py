@@ -1,37 +1,58 @@
 """The 2D layer over the 3D view: HUD, energy bars and plot, parameter panel, help,
-notices and the replay badge (Dear ImGui through imgui-bundle).
+notices and the replay badge (Dear ImGui and ImPlot through imgui-bundle).
 
 Immediate mode, one way: the app fills an `OverlayView` each frame and calls
 `Overlay.frame(view)` after drawing the 3D scene; the overlay draws and returns the
 `Action`s the user asked for (a parameter change, save, scrub), which the app carries
 out. The overlay never talks to the solver.
 
-INTERFACE STUB: the app is written against these types; the imgui implementation
-replaces the bodies (same names and fields).
+Input: `Overlay(window)` pushes its handlers on the window's event stack, above the
+app's handlers pushed before it (pyglet calls the last pushed first). Every event
+goes to Dear ImGui; then a mouse press, drag or wheel over a panel, and a key press
+or text while a text field or slider is active, stop there (EVENT_HANDLED); all else
+goes on to the app: pointer motion, mouse and key releases (so that a drag or a held
+key the app saw start always ends in the app), resizes. Handlers the app pushes after
+the overlay see events first and must ask `wants_mouse()` / `wants_keyboard()`.
+
+GL: the overlay draws with PyOpenGL on the window's context into the framebuffer
+bound when `frame` is called, then restores the state it changed (blend, depth,
+cull, scissor, viewport, program, textures, vertex array, buffers), so moderngl's
+next frame finds what it left. In a headless pyglet window PyOpenGL must use EGL: the
+overlay sets PYOPENGL_PLATFORM=egl itself unless OpenGL was imported before it.
+
+Use (the window's side):
+
+    ctx = moderngl.create_context()          # the window's context, current
+    ...push the app's handlers...
+    overlay = Overlay(window, font_px=22)    # then the overlay's, above them
+    # each on_draw:
+    renderer.render(snap, look, camera, stage, target=screen)
+    screen.use()                             # the overlay draws into the bound buffer
+    for action in overlay.frame(view):       # ApplyParams, SaveScene, Scrub, ClosePanel
+        ...                                  # in order (Save after an Apply it needs)
+    # on close, context still current, before window.close():
+    overlay.close()
 """
 
 from __future__ import annotations
 
+import os
+import sys
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from slinky3d.runtime.snapshot import Energy, Snapshot
+from slinky3d.scene.edit import PanelValues
+from slinky3d.viewer.hud import Hud, scale_text
+from slinky3d.viewer.panel import Action, ApplyParams, ClosePanel, Panel, SaveScene, Scrub
 
+__all__ = ["Action", "ApplyParams", "ClosePanel", "Overlay", "OverlayView", "PanelValues",
+           "ReplayView", "SaveScene", "Scrub"]
 
-@dataclass(frozen=True)
-class PanelValues:
-    """What the parameter panel shows and edits (SI units)."""
-
-    preset: str  # "plastic" | "steel"
-    n_coils: float
-    mass: float  # kg
-    R: float  # m
-    L0: float  # m, collapsed length ("height")
-    k_coil: float  # N m / rad
-    C_D: float  # N m s / rad
-    g: float  # m/s^2
-    contact_law: str  # "rigid" | "paper" | "soft"
-    impacts: bool
+FONT = "Roboto/Roboto-Regular.ttf"  # in imgui-bundle's fonts; its default font is 13 px
+NOTICE_SIZE = 1.6  # the centre notice and the replay badge, in font sizes
 
 
 @dataclass(frozen=True)
@@ -65,55 +86,276 @@ class OverlayView:
     panel: PanelValues | None = None
     replay: ReplayView | None = None
     side_view: bool = False
-
-
-@dataclass(frozen=True)
-class ApplyParams:
-    """Re-solve the static shape with these values and restart."""
-
-    values: PanelValues
-
-
-@dataclass(frozen=True)
-class SaveScene:
-    """Write the current scene (with the panel's values) as TOML."""
-
-    path: str
-
-
-@dataclass(frozen=True)
-class Scrub:
-    """Show the buffered state at simulated time t (pauses live play)."""
-
-    t: float
-
-
-@dataclass(frozen=True)
-class ClosePanel:
-    pass
-
-
-Action = ApplyParams | SaveScene | Scrub | ClosePanel
+    scene_name: str = ""  # names the file "Save scene" proposes
+    # The account at t = 0 of this run: the gravity bar is drawn relative to it. None:
+    # the first account the overlay saw since the simulated time last went back.
+    energy_start: Energy | None = None
 
 
 class Overlay:
-    """Draws an `OverlayView` over the current framebuffer."""
+    """Draws an `OverlayView` over the current framebuffer of a pyglet window."""
 
     def __init__(self, window: Any, font_px: int = 22):
         self.window = window
         self.font_px = font_px
+        imgui, implot, backend = _modules()
+        self._imgui, self._implot = imgui, implot
+        self._ctx = imgui.create_context()
+        imgui.set_current_context(self._ctx)
+        self._plot_ctx = implot.create_context()
+        implot.set_current_context(self._plot_ctx)
+        io = imgui.get_io()
+        io.set_ini_filename(None)  # no imgui.ini in the user's working directory
+        # Thick lines from geometry, not from the font texture: then the texture can be
+        # sampled at its nearest texel (glyphs are drawn pixel for pixel), which costs a
+        # software renderer a quarter less per pixel than bilinear sampling.
+        io.fonts.flags |= imgui.ImFontAtlasFlags_.no_baked_lines
+        path = _font_path()
+        if path:
+            io.fonts.add_font_from_file_ttf(path, float(font_px))
+        style = imgui.get_style()
+        style.font_size_base = float(font_px)
+        style.scale_all_sizes(font_px / 16.0)
+        style.window_rounding = 0.3 * font_px
+        # The plot draws on the HUD's own background: each layer of translucent pixels
+        # costs a software renderer (llvmpipe) about as much as the rest of a frame's.
+        plot_style = implot.get_style()
+        for c in (implot.Col_.frame_bg, implot.Col_.plot_bg):
+            plot_style.set_color_(c, (0.0, 0.0, 0.0, 0.0))
+        self._backend = backend(window)
+        self._input = _Input(self._backend, io, self._over_panel)
+        window.push_handlers(self._input)
+        self.hud = Hud(font_px)
+        self.panel = Panel(font_px)
+        self._panel_shown = False
+        self._closed = False
 
     def wants_mouse(self) -> bool:
         """True while the pointer is over a panel (the app must not grab or orbit)."""
-        return False
+        return bool(self._io().want_capture_mouse)
 
     def wants_keyboard(self) -> bool:
         """True while a text field has focus (the app's keys must not fire)."""
-        return False
+        return bool(self._io().want_capture_keyboard)
 
     def frame(self, view: OverlayView) -> list[Action]:
-        """Draw one frame's overlay; returns what the user asked for."""
-        return []
+        """Draw one frame's overlay into the bound framebuffer; returns what the user
+        asked for, in the order to carry it out."""
+        imgui, implot = self._imgui, self._implot
+        imgui.set_current_context(self._ctx)
+        implot.set_current_context(self._plot_ctx)
+        self._backend.process_inputs()
+        imgui.new_frame()
+        actions: list[Action] = []
+        if view.show_hud:
+            self.hud.draw(view, imgui, implot)
+        if view.show_panel:
+            actions = self.panel.draw(view, imgui)
+        self._panel_shown = view.show_panel
+        if view.replay is not None and view.replay.playing:
+            self._badge(f"replay \u00d7{scale_text(view.replay.speed)}")
+        if view.notice:
+            self._notice(view.notice)
+        if view.show_help and view.help_lines:
+            self._help(view.help_lines)
+        imgui.render()
+        self._backend.render(imgui.get_draw_data())
+        return actions
 
     def close(self) -> None:
-        pass
+        """Free the overlay's GL objects (call while the window's context is current,
+        before the window closes) and stop taking the window's events."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self.window.remove_handlers(self._input)
+        except Exception:  # noqa: BLE001, S110 - a closed window has no handlers left
+            pass
+        imgui, implot = self._imgui, self._implot
+        imgui.set_current_context(self._ctx)
+        self._backend.shutdown()
+        implot.destroy_context(self._plot_ctx)
+        imgui.destroy_context(self._ctx)
+
+    # -- parts ---------------------------------------------------------------------
+    def _over_panel(self, x: float, y: float) -> bool:
+        """Whether screen point (x, y), y down, is on the panel as last drawn."""
+        x0, y0, x1, y1 = self.panel.rect
+        return self._panel_shown and x0 <= x < x1 and y0 <= y < y1
+
+    def _io(self) -> Any:
+        self._imgui.set_current_context(self._ctx)
+        return self._imgui.get_io()
+
+    def _centre_window(self, name: str, y: float, alpha: float) -> None:
+        imgui = self._imgui
+        io = imgui.get_io()
+        imgui.set_next_window_pos((io.display_size.x / 2, io.display_size.y * y),
+                                  imgui.Cond_.always, (0.5, 0.5))
+        imgui.set_next_window_bg_alpha(alpha)
+        imgui.begin(name, None, _PASSIVE | imgui.WindowFlags_.always_auto_resize)
+        # Above the panel, which comes to the front when clicked; without taking focus.
+        imgui.internal.bring_window_to_display_front(imgui.internal.get_current_window())
+
+    def _notice(self, text: str) -> None:
+        imgui = self._imgui
+        self._centre_window("##notice", 0.5, 0.7)
+        imgui.push_font(None, NOTICE_SIZE * self.font_px)
+        imgui.text(text)
+        imgui.pop_font()
+        imgui.end()
+
+    def _badge(self, text: str) -> None:
+        imgui = self._imgui
+        self._centre_window("##badge", 0.08, 0.6)
+        imgui.push_font(None, NOTICE_SIZE * self.font_px)
+        imgui.text_colored((1.0, 0.85, 0.3, 1.0), text)
+        imgui.pop_font()
+        imgui.end()
+
+    def _help(self, lines: list[tuple[str, str]]) -> None:
+        imgui = self._imgui
+        self._centre_window("##help", 0.5, 0.85)
+        imgui.text_colored((1.0, 0.85, 0.4, 1.0), "Keys")
+        imgui.separator()
+        if imgui.begin_table("##keys", 2, imgui.TableFlags_.sizing_fixed_fit):
+            for keys, what in lines:
+                imgui.table_next_row()
+                imgui.table_next_column()
+                imgui.text_colored((0.6, 0.85, 1.0, 1.0), keys)
+                imgui.table_next_column()
+                imgui.text(what)
+            imgui.end_table()
+        imgui.end()
+
+
+def _passive_flags() -> int:
+    from imgui_bundle import imgui
+
+    f = imgui.WindowFlags_
+    return int(f.no_decoration | f.no_saved_settings | f.no_inputs | f.no_focus_on_appearing
+               | f.no_nav | f.no_move)
+
+
+_PASSIVE = 0  # set by _modules(): windows that show and never take input
+
+
+def _font_path() -> str | None:
+    import imgui_bundle
+
+    p = os.path.join(os.path.dirname(imgui_bundle.__file__), "assets", "fonts", FONT)
+    return p if os.path.isfile(p) else None
+
+
+def _modules() -> tuple[Any, Any, Any]:
+    """imgui, implot and the backend's renderer class, imported for this window system."""
+    global _PASSIVE
+    import pyglet
+
+    if "OpenGL" not in sys.modules:
+        if pyglet.options["headless"]:
+            # PyOpenGL finds the current context through the platform's API: EGL here.
+            os.environ.setdefault("PYOPENGL_PLATFORM", "egl")
+        import OpenGL  # type: ignore[import-untyped]
+
+        # The backend's ~20 GL calls a frame would each be followed by glGetError; the
+        # tests check that the overlay leaves no GL error instead.
+        OpenGL.ERROR_CHECKING = False
+    from imgui_bundle import imgui, implot
+    from imgui_bundle.python_backends.pyglet_backend import (  # type: ignore[attr-defined]
+        PygletProgrammablePipelineRenderer,
+    )
+
+    class Backend(PygletProgrammablePipelineRenderer):
+        """The pure-Python pyglet backend, but timed by its own clock: the stock one
+        calls pyglet.clock.tick(), which would run the app's scheduled functions."""
+
+        _last: float | None = None
+
+        def __init__(self, window: Any):
+            super().__init__(window, attach_callbacks=False)
+            self._window = window  # the stock class keeps it only when attaching
+
+        def _update_texture(self, tex: Any) -> None:
+            created = tex.status == imgui.ImTextureStatus.want_create
+            super()._update_texture(tex)
+            if created:
+                from OpenGL import GL as gl
+
+                last = gl.glGetIntegerv(gl.GL_TEXTURE_BINDING_2D)
+                gl.glBindTexture(gl.GL_TEXTURE_2D, tex.tex_id)
+                gl.glTexParameteri(gl.GL_TEXTURE_2D, gl.GL_TEXTURE_MIN_FILTER, gl.GL_NEAREST)
+                gl.glTexParameteri(gl.GL_TEXTURE_2D, gl.GL_TEXTURE_MAG_FILTER, gl.GL_NEAREST)
+                gl.glBindTexture(gl.GL_TEXTURE_2D, last)
+
+        def process_inputs(self) -> None:
+            now = time.perf_counter()
+            dt = now - self._last if self._last is not None else 1 / 60
+            self.io.delta_time = max(dt, 1e-4)
+            self._last = now
+
+    _PASSIVE = _passive_flags()
+    return imgui, implot, Backend
+
+
+class _Input:
+    """The overlay's pyglet event handlers (pushed as one frame of the window's stack)."""
+
+    def __init__(self, backend: Any, io: Any, over_panel: Callable[[float, float], bool]):
+        self.b, self.io, self.over_panel = backend, io, over_panel
+
+    def _mouse(self) -> bool | None:
+        return True if self.io.want_capture_mouse else None
+
+    def _press(self, x: int, y: int) -> bool | None:
+        """Whether a press here is the overlay's. imgui knows where the pointer was at the
+        last frame; a press elsewhere (the pointer moved since) asks the panel's place."""
+        px, py = x, self.io.display_size.y - y
+        seen = self.io.mouse_pos
+        if abs(seen.x - px) <= 1 and abs(seen.y - py) <= 1:
+            return self._mouse()
+        return True if self.over_panel(px, py) else None
+
+    def _keys(self) -> bool | None:
+        return True if self.io.want_capture_keyboard else None
+
+    def on_mouse_motion(self, x: int, y: int, dx: int, dy: int) -> None:
+        self.b.on_mouse_motion(x, y, dx, dy)
+
+    def on_mouse_press(self, x: int, y: int, button: int, modifiers: int) -> bool | None:
+        captured = self._press(x, y)
+        self.b.on_mouse_motion(x, y, 0, 0)
+        self.b.on_mouse_press(x, y, button, modifiers)
+        return captured
+
+    def on_mouse_release(self, x: int, y: int, button: int, modifiers: int) -> None:
+        self.b.on_mouse_motion(x, y, 0, 0)
+        self.b.on_mouse_release(x, y, button, modifiers)
+
+    def on_mouse_drag(self, x: int, y: int, dx: int, dy: int, buttons: int,
+                      modifiers: int) -> bool | None:
+        self.b.on_mouse_motion(x, y, dx, dy)
+        return self._mouse()
+
+    def on_mouse_scroll(self, x: int, y: int, scroll_x: float, scroll_y: float
+                        ) -> bool | None:
+        captured = self._mouse()
+        self.b.on_mouse_scroll(x, y, scroll_x, scroll_y)
+        return captured
+
+    def on_key_press(self, symbol: int, modifiers: int) -> bool | None:
+        captured = self._keys()
+        self.b.on_key_press(symbol, modifiers)
+        return captured
+
+    def on_key_release(self, symbol: int, modifiers: int) -> None:
+        self.b.on_key_release(symbol, modifiers)
+
+    def on_text(self, text: str) -> bool | None:
+        captured = self._keys()
+        self.b.on_text(text)
+        return captured
+
+    def on_resize(self, width: int, height: int) -> None:
+        self.b.on_resize(width, height)

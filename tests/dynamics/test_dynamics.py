@@ -7,7 +7,6 @@ import pytest
 from slinky3d.dynamics import articulated_body as aba
 from slinky3d.dynamics.contacts import impact
 from slinky3d.dynamics.solver import SlinkySolver
-from slinky3d.dynamics.workspace import COUNTERS
 from slinky3d.model import chain
 from slinky3d.model.chain import BASE
 from slinky3d.model.params import preset
@@ -157,7 +156,7 @@ def test_impact_law_both_implementations(p, free):
         # linear momentum of the whole Slinky
         mom = [p.m * chain.centre_velocities(q, v, p.R).sum(axis=0) for v in (qd, s.qd)]
         assert np.allclose(mom[0], mom[1], atol=1e-12)
-    assert s.impacts == 1 and COUNTERS.names[0] == "impacts"
+    assert s.impacts == 1
 
 
 def test_branch_free_sincos_matches_libm():

@@ -111,6 +111,16 @@ def test_hanging_plastic_has_collapsed_bottom():
     assert r["n_collapsed"] >= 2
 
 
+def test_a_slinky_too_weak_to_lift_any_coil_hangs_fully_collapsed():
+    """Tiny hoops make theta_min so large that the springs' pre-tension carries the
+    whole Slinky: every joint rests on its bound, and that is still a KKT point."""
+    p = preset("plastic", R=1e-4)
+    q = static_shape.hanging(p)
+    r = static_shape.residuals(p, q, far_held=False)
+    assert r["n_collapsed"] == p.N and r["bound_multiplier_min"] >= 0.0
+    assert np.all(q[chain.BASE:] == p.theta_min)
+
+
 def test_hanging_anchor_pose(hung):
     p, q = hung
     # Moving the anchor translates the shape.

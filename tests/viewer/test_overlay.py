@@ -1,0 +1,306 @@
+"""The 2D overlay (imgui-bundle) over the 3D picture, in a headless pyglet window (EGL):
+it draws where it should and leaves moderngl's state alone; synthetic clicks on the
+panel become actions and do not reach the app; the energy bars follow the values."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from shapes import hanging_snapshot
+
+from slinky3d.runtime.snapshot import Energy
+from slinky3d.scene import edit
+from slinky3d.scene import loader as scene_loader
+from slinky3d.viewer import hud as hud_module
+
+pytestmark = pytest.mark.gl
+W, H = 1280, 720
+HELP = [("arrows / WASD", "move the held base"), ("Space", "pause"), ("G", "parameters"),
+        ("H, F1", "this help"), ("Esc", "quit")]
+
+
+class App:
+    """The app's own handlers, pushed before the overlay: what reaches them."""
+
+    def __init__(self):
+        self.events: list[tuple] = []
+
+    def on_mouse_press(self, x, y, button, modifiers):
+        self.events.append(("press", x, y))
+
+    def on_mouse_release(self, x, y, button, modifiers):
+        self.events.append(("release", x, y))
+
+    def on_mouse_drag(self, x, y, dx, dy, buttons, modifiers):
+        self.events.append(("drag", x, y))
+
+    def on_key_press(self, symbol, modifiers):
+        self.events.append(("key", symbol))
+
+    def on_text(self, text):
+        self.events.append(("text", text))
+
+
+class Rig:
+    """Window, moderngl context, 3D renderer and overlay, as the app holds them."""
+
+    def __init__(self):
+        import pyglet
+
+        pyglet.options["headless"] = True
+        pyglet.options["shadow_window"] = False
+        pyglet.options["debug_gl"] = False
+        import moderngl
+
+        from slinky3d.viewer.camera import frame_snapshot
+        from slinky3d.viewer.gl.renderer import Renderer
+        from slinky3d.viewer.overlay import Overlay
+        from slinky3d.viewer.stage import stage_for
+
+        config = pyglet.gl.Config(double_buffer=True, depth_size=24, major_version=3,
+                                  minor_version=3, forward_compatible=True)
+        self.window = pyglet.window.Window(width=W, height=H, config=config, visible=False)
+        self.window._enable_event_queue = False  # deliver dispatched events at once
+        self.ctx = moderngl.create_context()
+        self.scene = scene_loader.load("hanging-plastic")
+        self.snap = hanging_snapshot("plastic", stretch=0.3)
+        self.look = self.scene.look
+        self.stage = stage_for(self.look, self.snap)
+        self.camera = frame_snapshot(self.snap, (W, H), None, self.stage)
+        self.renderer = Renderer(self.ctx, (W, H), quality="software")
+        self.fbo = self.ctx.framebuffer(color_attachments=[self.ctx.texture((W, H), 4)])
+        self.app = App()
+        self.window.push_handlers(self.app)
+        self.overlay = Overlay(self.window, font_px=22)
+
+    def scene_frame(self) -> np.ndarray:
+        self.renderer.render(self.snap, self.look, self.camera, self.stage, target=self.fbo)
+        return self.read()
+
+    def read(self) -> np.ndarray:
+        data = self.fbo.read(components=3, alignment=1)
+        return np.frombuffer(data, np.uint8).reshape(H, W, 3)[::-1].copy()
+
+    def view(self, **kw):
+        from slinky3d.viewer.overlay import OverlayView
+
+        d = dict(snapshot=self.snap, time_scale=1.0, fps=60.0, paused=False,
+                 energy=Energy(kinetic=0.01, gravity=-0.02, spring=0.03, damping=0.004,
+                               impacts=0.001),
+                 energy_start=Energy(gravity=0.0), show_panel=True,
+                 panel=edit.panel_values(self.scene), scene_name="hanging-plastic")
+        d.update(kw)
+        return OverlayView(**d)
+
+    def frame(self, view=None):
+        self.fbo.use()
+        return self.overlay.frame(view or self.view())
+
+    # Synthetic input; (x, y) in screen pixels with y down, as imgui's rectangles.
+    def move(self, x, y):
+        self.window.dispatch_event("on_mouse_motion", int(x), int(H - y), 0, 0)
+
+    def click(self, x, y, view=None) -> list:
+        import pyglet
+
+        left = pyglet.window.mouse.LEFT
+        actions = []
+        self.move(x, y)
+        actions += self.frame(view)
+        self.window.dispatch_event("on_mouse_press", int(x), int(H - y), left, 0)
+        actions += self.frame(view)
+        self.window.dispatch_event("on_mouse_release", int(x), int(H - y), left, 0)
+        actions += self.frame(view)
+        return actions
+
+    def close(self):
+        self.overlay.close()
+        self.renderer = None
+        self.window.close()
+
+
+def centre(rect):
+    x0, y0, x1, y1 = rect
+    return (x0 + x1) / 2, (y0 + y1) / 2
+
+
+@pytest.fixture(scope="module")
+def rig():
+    r = Rig()
+    yield r
+    r.close()
+
+
+@pytest.fixture(autouse=True)
+def no_gl_error(rig):
+    yield
+    assert rig.ctx.error == "GL_NO_ERROR"
+
+
+def test_overlay_draws_over_the_scene_and_leaves_the_3d_state_alone(rig):
+    before = rig.scene_frame()
+    for _ in range(3):  # the first frames bake the fonts
+        rig.scene_frame()
+        rig.frame(rig.view(energy_history=energy_rows()))
+    assert rig.ctx.error == "GL_NO_ERROR"
+    over = rig.read()
+    after = rig.scene_frame()
+    # The next 3D frame is the same picture: blending, depth, culling, viewport,
+    # program and buffers are as moderngl left them.
+    np.testing.assert_array_equal(after, before)
+    changed = np.any(over != before, axis=2)
+    inside = np.zeros_like(changed)
+    for rect in (rig.overlay.hud.rect, rig.overlay.panel.rect):
+        x0, y0, x1, y1 = (int(round(v)) for v in rect)
+        assert x1 - x0 > 100 and y1 - y0 > 100
+        inside[y0:y1, x0:x1] = True
+        assert changed[y0:y1, x0:x1].mean() > 0.9  # the translucent background covers it
+    assert not changed[~inside].any()  # nothing drawn elsewhere
+    # The HUD sits top left, the panel top right, and the Slinky between stays visible.
+    hx0, hy0, hx1, _ = rig.overlay.hud.rect
+    px0, py0, px1, _ = rig.overlay.panel.rect
+    assert hx0 < 20 and hy0 < 20 and px1 > W - 20 and py0 < 20 and hx1 < px0
+    # Each bar in its colour: the kinetic bar green, the gravity bar blue.
+    for name, (r, g, b) in dict(hud_module.BARS).items():
+        rect = rig.overlay.hud.bar_rects[name]
+        if rect[3] - rect[1] < 4:
+            continue
+        x, y = centre(rect)
+        pix = over[int(y), int(x)].astype(int)
+        want = np.array([r, g, b])
+        # Compare hues: the brightest channel of the colour is the brightest drawn.
+        if name != "total":
+            assert np.argmax(pix) == np.argmax(want), (name, pix)
+
+
+def energy_rows(n=600):
+    t = np.linspace(0.0, 10.0, n)
+    return np.column_stack([t, 0.01 * np.sin(t) ** 2, -0.02 * t / 10, 0.03 + 0 * t,
+                            0.004 * t / 10, 0.001 * t / 10])
+
+
+def test_clicks_on_the_panel_become_actions_and_stop_there(rig):
+    from slinky3d.viewer.overlay import ApplyParams
+
+    rig.frame()
+    rects = rig.overlay.panel.rects
+    rig.move(*centre(rects["Moon"]))
+    rig.frame()
+    assert rig.overlay.wants_mouse()  # over the panel: the app must not grab or orbit
+    rig.app.events.clear()
+    assert rig.click(*centre(rects["Moon"])) == []  # an edit, not yet applied
+    assert not any(e[0] == "press" for e in rig.app.events)  # the app never saw it
+    assert any(e[0] == "release" for e in rig.app.events)  # releases always go on
+    actions = rig.click(*centre(rig.overlay.panel.rects["Apply"]))
+    want = replace(edit.panel_values(rig.scene), g=edit.PLANETS["Moon"])
+    assert actions == [ApplyParams(want)]
+    # Elsewhere the app gets the press, and the overlay does not want the mouse.
+    rig.app.events.clear()
+    x, y = W / 2, H - 40
+    assert rig.click(x, y) == []
+    assert ("press", int(x), int(H - y)) in rig.app.events
+    assert not rig.overlay.wants_mouse()
+    # A press that comes before any frame saw the pointer arrive (a jump from the 3D
+    # view onto the panel, as xdotool does) is the panel's too.
+    import pyglet
+
+    x, y = centre(rig.overlay.panel.rects["Revert"])
+    rig.app.events.clear()
+    rig.move(x, y)
+    rig.window.dispatch_event("on_mouse_press", int(x), int(H - y), pyglet.window.mouse.LEFT, 0)
+    assert not any(e[0] == "press" for e in rig.app.events)
+    rig.window.dispatch_event("on_mouse_release", int(x), int(H - y), pyglet.window.mouse.LEFT, 0)
+    rig.frame()
+    rig.frame()
+    # The app then shows the applied values: the panel has nothing pending.
+    rig.frame(rig.view(panel=want))
+    assert rig.overlay.panel.edit == want
+
+
+def test_text_field_takes_the_keys(rig):
+    import pyglet
+
+    rig.frame()
+    path = rig.overlay.panel.path
+    assert path.endswith("hanging-plastic.toml")
+    x0, y0, _, y1 = rig.overlay.panel.rect
+    save = rig.overlay.panel.rects["Save scene"]
+    # The path field sits left of the Save button.
+    rig.click(save[0] - 40, (save[1] + save[3]) / 2)
+    rig.frame()
+    assert rig.overlay.wants_keyboard()
+    rig.app.events.clear()
+    rig.window.dispatch_event("on_key_press", pyglet.window.key.G, 0)
+    rig.window.dispatch_event("on_text", "g")
+    rig.window.dispatch_event("on_key_release", pyglet.window.key.G, 0)
+    rig.frame()
+    assert not any(e[0] in ("key", "text") for e in rig.app.events)
+    # Leave the field (click on the 3D view): the app has its keys again.
+    rig.click(W / 2, H - 40)
+    rig.frame()
+    assert not rig.overlay.wants_keyboard()
+    rig.app.events.clear()
+    rig.window.dispatch_event("on_key_press", pyglet.window.key.G, 0)
+    assert ("key", pyglet.window.key.G) in rig.app.events
+    # Save scene proposes what was typed.
+    from slinky3d.viewer.overlay import SaveScene
+
+    actions = rig.click(*centre(rig.overlay.panel.rects["Save scene"]))
+    assert actions == [SaveScene(rig.overlay.panel.path)]
+    typed = rig.overlay.panel.path  # "g" went in where the click put the text cursor
+    assert len(typed) == len(path) + 1
+    assert any(typed[i] == "g" and typed[:i] + typed[i + 1:] == path for i in range(len(typed)))
+
+
+def test_energy_bars_follow_the_values(rig):
+    bars = rig.overlay.hud
+    heights = []
+    for k in (0.01, 0.02, 0.04):
+        rig.frame(rig.view(energy=Energy(kinetic=k, gravity=-0.03, spring=0.03)))
+        rect = bars.bar_rects
+        h = {n: r[3] - r[1] for n, r in rect.items()}
+        heights.append(h)
+        # Against one ruler the heights are in the ratio of the values.
+        assert h["kinetic"] / h["spring"] == pytest.approx(k / 0.03, rel=0.02)
+        # Gravity below the start is drawn down from the zero line, the others up.
+        assert rect["gravity"][1] == pytest.approx(rect["spring"][3], abs=0.5)
+        assert h["gravity"] == pytest.approx(h["spring"], rel=0.02)
+    assert heights[0]["kinetic"] < heights[1]["kinetic"] < heights[2]["kinetic"]
+
+
+def test_bar_geometry():
+    spans = hud_module.bar_spans((1.0, -0.5, 0.0, 2.0), top=2.0, bottom=0.5, height=100.0)
+    zero = 100.0 * 2.0 / 2.5
+    assert spans[0] == pytest.approx((zero - 40.0, zero))
+    assert spans[1] == pytest.approx((zero, zero + 20.0))
+    assert spans[2] == pytest.approx((zero, zero))
+    assert spans[3] == pytest.approx((0.0, zero))
+    e, start = Energy(1.0, -3.0, 2.0, 0.5, 0.25), Energy(gravity=-1.0)
+    v = hud_module.bar_values(e, start)
+    assert v == (1.0, -2.0, 2.0, 0.5, 0.25, e.total + 1.0)
+    assert [hud_module.scale_text(s) for s in (1, 0.5, 1 / 8, 1 / 32, 2, 4)] == [
+        "1", "1/2", "1/8", "1/32", "2", "4"]
+
+
+def test_help_notice_badge_and_scrubber(rig):
+    from slinky3d.viewer.overlay import ReplayView, Scrub
+
+    before = rig.scene_frame()
+    replay = ReplayView(playing=True, speed=1 / 8, t=3.0, t_start=1.0, t_end=11.0)
+    view = rig.view(show_hud=False, show_panel=True, show_help=True, help_lines=HELP,
+                    notice="preparing the physics (first run only)", replay=replay)
+    for _ in range(2):
+        rig.scene_frame()
+        rig.frame(view)
+    over = rig.read()
+    # The help and notice in the middle, the badge at the top middle.
+    assert np.any(over[H // 2 - 40:H // 2 + 40, W // 2 - 100:W // 2 + 100] != before[
+        H // 2 - 40:H // 2 + 40, W // 2 - 100:W // 2 + 100])
+    assert np.any(over[30:80, W // 2 - 60:W // 2 + 60] != before[30:80, W // 2 - 60:W // 2 + 60])
+    # A click on the scrubber asks for that time.
+    x0, y0, x1, y1 = rig.overlay.panel.rects["scrub"]
+    actions = rig.click(x0 + 0.75 * (x1 - x0), (y0 + y1) / 2,
+                        rig.view(show_hud=False, replay=replay))
+    scrubs = [a for a in actions if isinstance(a, Scrub)]
+    assert scrubs and 1.0 <= scrubs[-1].t <= 11.0
+    assert scrubs[-1].t == pytest.approx(1.0 + 0.75 * 10.0, abs=0.5)
