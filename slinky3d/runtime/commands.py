@@ -19,13 +19,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from slinky3d.dynamics.solver import DRIVE_SPEED
 from slinky3d.runtime.simulation import Simulation
 from slinky3d.scene.spec import Scene
 
 MAX_TARGET = 1e6  # m: farther targets are refused (the force is capped anyway)
 # The hand that holds an anchored end moves it at most this fast (m/s): faster desired
 # velocities are refused (the UI's "fast" is a few m/s).
-MAX_DRIVE_SPEED = 20.0
+MAX_DRIVE_SPEED = DRIVE_SPEED
 # Time scale: simulated seconds per wall second.
 SCALE_MIN, SCALE_MAX = 1.0 / 32.0, 4.0
 
