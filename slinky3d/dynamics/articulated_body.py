@@ -309,16 +309,18 @@ def point_force(E, k, fx, fy, fext):
 
 
 @njit(**JIT)
-def energy(q, qd, m, I, R, g, k, spring_from, E, U, ws):  # noqa: E741
-    """Total mechanical energy T + V in O(N); springs on joints >= spring_from.
+def energy_parts(q, qd, m, I, R, g, k, spring_from, E, U, ws):  # noqa: E741
+    """(kinetic, gravitational, spring) energy in O(N); springs on joints >= spring_from.
 
-    The same quantity as chain.energy (which tests compare it with), compiled
-    because the divergence guard evaluates it after every chunk of steps.
+    The same quantities as chain.kinetic_energy and chain.potential_energy (which
+    tests compare them with), compiled because the divergence guard evaluates them
+    after every chunk of steps and every snapshot carries them.
     """
     kinematics(q, R, E, U, ws)
     n = q.shape[0] - BASE
     T = 0.0
-    V = 0.0
+    Vg = 0.0
+    Vs = 0.0
     w = qd[2]
     ex = qd[0]  # velocity of E_k
     ey = qd[1]
@@ -332,7 +334,14 @@ def energy(q, qd, m, I, R, g, k, spring_from, E, U, ws):  # noqa: E741
         T += 0.5 * (I * w * w + m * (cx * cx + cy * cy))
         ex += 2.0 * R * dx
         ey += 2.0 * R * dy
-        V += m * g * (E[i, 1] + R * U[i, 1])
+        Vg += m * g * (E[i, 1] + R * U[i, 1])
         if BASE + i >= spring_from:
-            V += 0.5 * k * q[BASE + i] * q[BASE + i]
-    return T + V
+            Vs += 0.5 * k * q[BASE + i] * q[BASE + i]
+    return T, Vg, Vs
+
+
+@njit(**JIT)
+def energy(q, qd, m, I, R, g, k, spring_from, E, U, ws):  # noqa: E741
+    """Total mechanical energy T + V in O(N) (energy_parts summed)."""
+    T, Vg, Vs = energy_parts(q, qd, m, I, R, g, k, spring_from, E, U, ws)
+    return T + (Vg + Vs)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from slinky3d.dynamics.articulated_body import JIT, aba
+from slinky3d.dynamics.articulated_body import JIT, aba, energy
 from slinky3d.dynamics.forces import derivatives
 from slinky3d.dynamics.workspace import RESTING_RATE, first_joint
 from slinky3d.model.chain import BASE, TOUCHING
@@ -53,12 +53,18 @@ def _violations(act, keep, force, tol_f, cand, rate, tol_r, viol):
 
 
 @njit(**JIT)
-def impact(q, qd, locked, par, modes, w, cnt):
-    """Rigid e = 0 impact of all joints at theta_min together; qd, locked in place.
+def impact(q, qd, locked, par, modes, w, cnt, t=0.0):
+    """Rigid e = 0 impact of all joints at theta_min together, at time t; qd, locked
+    in place.
 
     Solves  dv = M^-1 G^T lam,  v+_j = 0 where lam_j > 0,  v+_j >= 0 where lam_j = 0
     over the touching joints. Afterwards `locked` is the set with v+ = 0. Joints
     marked w.sticky are stopped whatever the sign of their impulse.
+
+    The kinetic energy it takes, T- - T+ = -1/2 (v+ + v-)^T M dv = -1/2 sum_j lam_j
+    (v+_j + v-_j) over the contact joints (M dv is the impulse, zero on the other free
+    joints), goes to w.small's impact_loss: exact, at no cost. (A moving held anchor's
+    reaction impulse does work too: that is the hand's.)
     """
     f = w.forces
     tau = f.applied
@@ -114,6 +120,13 @@ def impact(q, qd, locked, par, modes, w, cnt):
         _pivot(act, viol, worst, it)
     if not done:
         cnt.lcp_failures += 1
+    loss = 0.0
+    for j in range(j0, nj):
+        if act[j]:
+            loss -= 0.5 * impulse[j] * (vplus[j] + qd[j])
+            if qd[j] < -RESTING_RATE:
+                w.impact_time[j] = t
+    w.small[0].impact_loss += loss
     for j in range(nj):
         qd[j] = vplus[j]
     for j in range(j0, nj):
@@ -125,13 +138,17 @@ def impact(q, qd, locked, par, modes, w, cnt):
 
 
 @njit(**JIT)
-def paper_impact(q, qd, locked, par, modes, w, cnt):
-    """The paper's pairwise rule, joint by joint until none is closing.
+def paper_impact(q, qd, locked, par, modes, w, cnt, t=0.0):
+    """The paper's pairwise rule, joint by joint until none is closing, at time t.
 
     At joint k the two neighbouring composite rates are replaced by their mean
     (k = 1: Theta_1' is set to the holder's rate); the rest of the chain is
-    ignored, which is why it cannot treat several contacts consistently.
+    ignored, which is why it cannot treat several contacts consistently. The
+    energy it takes (two O(N) evaluations) goes to w.small's impact_loss.
     """
+    f = w.forces
+    before = energy(q, qd, par.mass, par.inertia, par.radius, par.gravity, par.stiffness,
+                    first_joint(modes), f.ends, f.bar_axes, f.aba_rows)
     nj = q.shape[0]
     n = nj - BASE
     tmin = par.theta_min
@@ -169,9 +186,13 @@ def paper_impact(q, qd, locked, par, modes, w, cnt):
             qd[BASE + kk] = s * (Th[kk] - Th[kk - 1])
         qd[hit] = 0.0
         q[hit] = tmin
+        w.impact_time[hit] = t
         cnt.impacts += 1
     for j in range(j0, nj):
         locked[j] = q[j] <= tmin + TOUCHING and abs(qd[j]) <= RESTING_RATE
+    w.small[0].impact_loss += before - energy(
+        q, qd, par.mass, par.inertia, par.radius, par.gravity, par.stiffness, j0, f.ends,
+        f.bar_axes, f.aba_rows)
 
 
 @njit(**JIT)

@@ -29,16 +29,24 @@ def anchor_motion(par, t, pose, vel, acc):
     for i in range(3):
         vel[i] = 0.0
         acc[i] = 0.0
-    if t <= par.drive_start or par.drive_frequency <= 0.0:
-        return
-    w = 2.0 * math.pi * par.drive_frequency
-    a = w * (t - par.drive_start) + par.drive_phase
-    s0 = math.sin(par.drive_phase)
-    amps = (par.drive_x, par.drive_y, par.drive_phi)
-    for i in range(3):
-        pose[i] += amps[i] * (math.sin(a) - s0)
-        vel[i] = amps[i] * w * math.cos(a)
-        acc[i] = -amps[i] * w * w * math.sin(a)
+    if not (t <= par.drive_start or par.drive_frequency <= 0.0):
+        w = 2.0 * math.pi * par.drive_frequency
+        a = w * (t - par.drive_start) + par.drive_phase
+        s0 = math.sin(par.drive_phase)
+        amps = (par.drive_x, par.drive_y, par.drive_phi)
+        for i in range(3):
+            pose[i] += amps[i] * (math.sin(a) - s0)
+            vel[i] = amps[i] * w * math.cos(a)
+            acc[i] = -amps[i] * w * w * math.sin(a)
+    if par.hand != 0.0:
+        # a hand's piecewise-constant acceleration (SlinkySolver.drive)
+        tau = t - par.hand_t0
+        pose[0] += par.hand_x + tau * (par.hand_vx + 0.5 * tau * par.hand_ax)
+        pose[1] += par.hand_y + tau * (par.hand_vy + 0.5 * tau * par.hand_ay)
+        vel[0] += par.hand_vx + tau * par.hand_ax
+        vel[1] += par.hand_vy + tau * par.hand_ay
+        acc[0] += par.hand_ax
+        acc[1] += par.hand_ay
 
 
 @njit(**JIT)

@@ -70,6 +70,28 @@ def _combine(q, qd, sd, q0, v0, s00, s01, coef, count, kq, kv, ks):
             sd[1] += a * ks[m, 1]
 
 
+@njit(**JIT, inline="always")
+def sum_of_squares(x, start):
+    """sum x[start:]^2 in four interleaved sums: one chain of dependent additions would
+    cost 4 cycles an element (this runs at every stage)."""
+    s0 = 0.0
+    s1 = 0.0
+    s2 = 0.0
+    s3 = 0.0
+    n = x.shape[0]
+    j = start
+    while j + 3 < n:
+        s0 += x[j] * x[j]
+        s1 += x[j + 1] * x[j + 1]
+        s2 += x[j + 2] * x[j + 2]
+        s3 += x[j + 3] * x[j + 3]
+        j += 4
+    while j < n:
+        s0 += x[j] * x[j]
+        j += 1
+    return (s0 + s1) + (s2 + s3)
+
+
 @njit(**JIT)
 def stages(q, qd, sd, t, h, locked, target, par, modes, w, cnt):
     """One step of the stage scheme above, in place (4 or 12 dynamics evaluations);
@@ -92,7 +114,9 @@ def stages(q, qd, sd, t, h, locked, target, par, modes, w, cnt):
         A, B, Cg, g, Ee = EXP_A, EXP_B, EXP_C, 0.0, EXP_E
     ns = B.shape[0]
     qx = w.spring_offset
-    armh = g * h * par.damping + g * g * h * h * par.stiffness
+    cd = par.damping
+    armh = g * h * cd + g * g * h * h * par.stiffness
+    dissipated = 0.0
     for st in range(ns):
         _combine(q, qd, sd, q0, v0, s00, s01, A[st], st, kq, kv, ks)
         tst = t
@@ -112,12 +136,18 @@ def stages(q, qd, sd, t, h, locked, target, par, modes, w, cnt):
         derivatives(q, qd, sd, tst, locked, target, par, modes, w.forces, kv[st], ks[st], vd,
                     qx, armh)
         cnt.evaluations += 1
+        if g > 0.0:
+            # The dampers' dissipation C_D sum(theta'^2) as one more component of the
+            # ODE, integrated by the same W-method (its Jacobian row zero): order 3 at
+            # the stage states (docs/solver.md, "The energy account")
+            dissipated += B[st] * sum_of_squares(qd, BASE)
         for j in range(nj):
             kq[st, j] = h * (vd[j] + g * h * kv[st, j])
             kv[st, j] = h * kv[st, j]
         ks[st, 0] *= h
         ks[st, 1] *= h
     _combine(q, qd, sd, q0, v0, s00, s01, B, ns, kq, kv, ks)
+    w.small[0].damping_trial += h * cd * dissipated
     err = 0.0
     for j in range(BASE, nj if g > 0.0 else 0):  # the explicit tableau has no estimate
         eq = 0.0
@@ -149,7 +179,9 @@ def flow(q, qd, sd, t, h, locked, target, par, modes, w, cnt, control=True):
         start_s[0] = sd[0]
         start_s[1] = sd[1]
     worst = 0.0
+    sm = w.small[0]
     for d in range(dmax + 1):
+        sm.damping_trial = 0.0  # counted if this flow is kept (step.py)
         if d > 0:
             for j in range(nj):
                 q[j] = start_q[j]

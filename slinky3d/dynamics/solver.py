@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from slinky3d.dynamics.articulated_body import energy as aba_energy
+from slinky3d.dynamics.articulated_body import energy_parts
 from slinky3d.dynamics.step import run
 from slinky3d.dynamics.workspace import (
     COUNTERS,
@@ -38,11 +39,32 @@ def soft_defaults(spec: SlinkySpec) -> tuple[float, float]:
     return c.stiffness, d
 
 
+GRAB_SAG = 5e-3  # m: holding the whole Slinky sags the default grab this much
+# The grab's springs act on one end point explicitly: a flow is cut into sub-steps
+# while grabbed so that their fastest mode (the grabbed half hoop's tip, mass 3/8 m,
+# on both springs) turns at most this angle per sub-step.
+GRAB_OMEGA_H = 1.0
+DRIVE_ACCELERATION = 8.0  # m/s^2: the hand moving a held end (DriveBase) at most this
+DRIVE_SPEED = 20.0  # m/s: and at most this fast
+DRIVE_REACH = 100.0  # m: and keeps it this near the origin (it brakes in time)
+
+
 def grab_defaults(spec: SlinkySpec) -> tuple[float, float, float, float]:
-    """(holding spring, Maxwell spring, Maxwell damper, force cap) of the grab."""
+    """(holding spring, Maxwell spring, Maxwell damper, force cap) of the grab.
+
+    Unset in the scene, the holding spring k sags by GRAB_SAG under the Slinky's weight
+    W = M g; the Maxwell element (k2 = 2 k in series with d = 2 sqrt(k M), critical
+    for the mass M on k) has its time constant d / k2 = 1 / omega, omega = sqrt(k / M):
+    its damping peaks at the frequency of the whole Slinky on the grab. The force is
+    capped at max_force_weights W (enough to hold it and to fling it)."""
     g = spec.grab
-    weight = spec.params.mass * spec.params.g
-    return g.stiffness, g.stiffness, g.damping, g.max_force_weights * weight
+    mass = spec.params.mass
+    weight = mass * spec.params.g
+    k = g.stiffness if g.stiffness is not None else weight / GRAB_SAG
+    d = g.damping if g.damping is not None else 2.0 * math.sqrt(k * mass)
+    if d <= 0.0:  # no damper: the series branch carries nothing (and divides by d)
+        return k, 0.0, 1.0, g.max_force_weights * weight
+    return k, 2.0 * k, d, g.max_force_weights * weight
 
 
 class SlinkySolver:
@@ -81,6 +103,7 @@ class SlinkySolver:
                 mo.amplitude[0], mo.amplitude[1], mo.rot_amplitude)
             par["drive_frequency"], par["drive_phase"], par["drive_start"] = (
                 mo.frequency, mo.phase, mo.start)
+        self._scripted = bool(par["drive_frequency"] > 0.0)
         law = LAWS[spec.contact.law] if spec.contact.enabled else LAW_OFF
         self.modes["law"] = law
         nsub = 1
@@ -89,11 +112,26 @@ class SlinkySolver:
             wc = math.sqrt(2.0 * kc / p.I) + dc / p.I
             nsub = max(1, math.ceil(wc * self.h / 0.5))
         self.modes["substeps"] = nsub
+        self._substeps = nsub
+        # while grabbed (GRAB_OMEGA_H): the tip of the grabbed half hoop on both springs
+        omega = math.sqrt((par["grab_stiffness"] + par["grab_maxwell_stiffness"])
+                          / (0.375 * p.m))
+        self._grab_substeps = max(nsub, math.ceil(omega * self.h / GRAB_OMEGA_H))
 
     # -- state ---------------------------------------------------------------
     def reset(self) -> None:
         """Back to the scene's initial state (at rest in q0)."""
         n = self.p.N
+        self._parameters[:] = 0  # a hand may have moved the anchor
+        self._fill_params()
+        self.hand = False  # a hand took over the ends from the scene's schedule
+        self.mirror = False  # model x = -world x (a re-rooting with N even)
+        self.drive_velocity = np.zeros(2)  # the held anchor's, model frame (m/s)
+        self.drive_wanted = np.zeros(2)  # DriveBase's, model frame (m/s)
+        self._moving = False
+        self.work.impact_time[:] = -np.inf
+        sm = self.work.small
+        sm["damping_loss"], sm["impact_loss"], sm["damping_trial"] = 0.0, 0.0, 0.0
         self.t = 0.0
         self.k = 0  # steps taken: t = k h on the grid
         self.q = np.array(self.spec.q0, dtype=float)
@@ -133,7 +171,16 @@ class SlinkySolver:
 
     def frozen(self, t: float) -> bool:
         """Both ends held: the Slinky rests in its static shape (it starts in equilibrium)."""
-        return self.spec.far.held_at(t)
+        return self.far_held(t)
+
+    def far_held(self, t: float) -> bool:
+        """Whether the far end is held at time t (never once a hand took over)."""
+        return not self.hand and self.spec.far.held_at(t)
+
+    @property
+    def driven(self) -> bool:
+        """Something may be putting energy in: a scripted anchor or a moving hand."""
+        return self._moving or (self._scripted and not self.free)
 
     @property
     def n_contacts(self) -> int:
@@ -148,6 +195,21 @@ class SlinkySolver:
     def evals(self) -> int:
         return int(self.cnt["evaluations"])
 
+    def energy_account(self) -> tuple[float, float, float, float, float]:
+        """(kinetic, gravity, spring, damping, impacts) in J: the mechanical energy
+        (gravity's zero at y = 0) and what the joint dampers and the coil impacts
+        took since the last reset (the compiled kernels' running sums)."""
+        p, f = self.p, self.work.forces
+        kinetic, gravity, spring = energy_parts(
+            self.q, self.qd, p.m, p.I, p.R, p.g, p.k_coil, self._first_joint(), f.ends,
+            f.bar_axes, f.aba_rows)
+        sm = self.work.small[0]
+        return (kinetic, gravity, spring, float(sm["damping_loss"]), float(sm["impact_loss"]))
+
+    def impact_age(self) -> np.ndarray:
+        """(N,) simulated seconds since each joint's last coil impact (inf: none)."""
+        return self.t - self.work.impact_time[BASE:]
+
     def energy(self) -> float:
         p = self.p
         return float(aba_energy(self.q, self.qd, p.m, p.I, p.R, p.g, p.k_coil,
@@ -155,27 +217,239 @@ class SlinkySolver:
                                 self.work.forces.bar_axes, self.work.forces.aba_rows))
 
     def ends(self) -> np.ndarray:
-        return chain.end_points(self.q, self.p.R)
+        """(N+1, 2) end points in world metres (E_1 first)."""
+        return self._world(chain.end_points(self.q, self.p.R))
+
+    def _world(self, xy: np.ndarray) -> np.ndarray:
+        """Model-frame points or vectors (..., 2) in the world frame (and back)."""
+        if self.mirror:
+            xy = np.array(xy, dtype=float)
+            xy[..., 0] *= -1.0
+        return xy
+
+    def grab_target(self) -> np.ndarray:
+        """The grab's target in world metres."""
+        return self._world(self.target.copy())
 
     # -- grab ----------------------------------------------------------------
     def grab(self, k: int, target: tuple[float, float] | None = None) -> None:
         """Grab end point k (0 = anchored end .. N = far end), pulled toward target."""
         k = int(min(max(k, 0), self.p.N))
-        E = self.ends()
-        self.target[:] = E[k] if target is None else target
+        E = chain.end_points(self.q, self.p.R)
+        self.target[:] = E[k] if target is None else self._world(np.asarray(target, float))
         self.sd[:] = self.target - E[k]  # Maxwell branch starts unloaded
         self.modes["grab_point"] = k
         self.modes["grab"] = 1
+        self.modes["substeps"] = self._grab_substeps
         self._touched()
 
     def move_grab(self, target: tuple[float, float]) -> None:
         if np.all(np.isfinite(target)):
-            self.target[:] = target
+            self.target[:] = self._world(np.asarray(target, float))
             self._touched()
 
     def release_grab(self) -> None:
         self.modes["grab"] = 0
+        self.modes["substeps"] = self._substeps
         self._touched()
+
+    # -- a hand on the ends (docs/solver.md, "Holding the ends") ---------------------
+    def drive(self, velocity: tuple[float, float]) -> str:
+        """Move the held anchored end toward `velocity` (world m/s) with at most
+        DRIVE_ACCELERATION; '' or why not."""
+        if self.free:
+            return "the anchored end is not held"
+        if self.far_held(self.t):
+            return "both ends are held: let go of one first"
+        v = self._world(np.asarray(velocity, dtype=float))
+        speed = float(np.hypot(*v))
+        if not math.isfinite(speed):
+            return f"velocity {velocity!r} is not finite"
+        if speed > DRIVE_SPEED:
+            v *= DRIVE_SPEED / speed
+        self._take_over()
+        if self.par["hand"] == 0.0:
+            self._hand_at(self.t, np.zeros(2), np.zeros(2), np.zeros(2))
+        self.drive_wanted[:] = v
+        self._hand_moved()
+        return ""
+
+    def let_go(self) -> str:
+        """Let go of the held end now; '' or why not. With both ends held, the anchored
+        end is let go of and the far end becomes the anchored one (re-rooted)."""
+        if self.far_held(self.t):
+            if not self.free:
+                self._reroot()
+                self._clamp()
+            self._take_over()
+            return ""
+        if self.free:
+            return "no end is held"
+        self._take_over()
+        self._stop_hand()
+        self._free_anchor()
+        return ""
+
+    def take_hold(self, point: int) -> str:
+        """Hold end point `point` (0 or N) where it is, stopping it; '' or why not.
+        Holding the far end re-roots the chain (it becomes the anchored end) and lets
+        go of the other."""
+        n = self.p.N
+        if point == 0:
+            if not self.free:
+                return "the anchored end is already held"
+        elif point == n:
+            if self.far_held(self.t):
+                return "the far end is already held"
+            self._stop_hand()
+            self._reroot()
+        else:
+            return f"point {point} is not an end (0 or {n})"
+        self._take_over()
+        self._clamp()
+        return ""
+
+    def _clamp(self) -> None:
+        """Clamp the anchored end of a free Slinky where it is: its pose stops at once
+        (an impulse that conserves the momentum of the rest: the hand takes the kinetic
+        energy it must), joint 1 gets its spring back at the angle that balances the
+        chain's weight now (at least theta_min with contacts), bar 1 unmoved."""
+        p, q, qd = self.p, self.q, self.qd
+        E = chain.end_points(q, p.R)
+        C = 0.5 * (E[:-1] + E[1:])
+        grip = -p.m * p.g * float(np.sum(C[:, 0] - E[0, 0])) / p.k_coil
+        grip = min(max(grip, -0.5 * math.pi), 0.5 * math.pi)  # a hand bends a coil so far
+        if self.modes["law"] != LAW_OFF:
+            grip = max(grip, p.theta_min)
+        bar1 = q[2] + q[BASE]  # Theta_1, kept
+        q[BASE] = grip
+        q[2] = bar1 - grip
+        qd[2] += qd[BASE]  # bar 1's rate on phi_A (it is there already when free)
+        qd[BASE] = 0.0
+        self.locked[BASE] = False
+        held = np.zeros(q.shape[0], dtype=bool)
+        held[:BASE] = True
+        held |= self.locked
+        moving = ~held
+        M = chain.mass_matrix(p, q)
+        qd[moving] += np.linalg.solve(M[np.ix_(moving, moving)], M[np.ix_(moving, held)]
+                                      @ qd[held])
+        qd[held] = 0.0
+        par = self.par
+        par["anchor_x"], par["anchor_y"], par["anchor_phi"] = q[0], q[1], q[2]
+        par["drive_frequency"] = 0.0  # a scripted motion ends with the catch
+        self._scripted = False
+        par["hand"] = 0.0
+        self.drive_velocity[:] = 0.0
+        self.drive_wanted[:] = 0.0
+        self._moving = False
+        self.modes["anchor_free"] = 0
+        self._touched()
+
+    def _reroot(self) -> None:
+        """Reverse the chain: the far end E_{N+1} becomes the anchored end E_1, free
+        (in the free anchor's coordinates: theta_1 frozen, phi_A carrying bar 1).
+
+        The half hoops keep their places and rates; theta'_k = theta_{N+2-k} (k >= 2)
+        and Theta'_k = +-Theta_{N+1-k} + pi. With N even the reversed chain is the
+        mirror image of a model chain (the fold signs alternate from the held end), so
+        the model frame is mirrored in x (gravity is vertical: the dynamics are the
+        same); `ends` and the grab give world coordinates either way."""
+        p, q, qd = self.p, self.q, self.qd
+        n = p.N
+        flip = n % 2 == 0
+        sgn = -1.0 if flip else 1.0
+        Th = chain.composite(q[BASE:], q[2])
+        W = chain.composite_rates(q, qd)
+        E = chain.end_points(q, p.R)
+        u = chain.bar_dirs(Th)
+        du = W[:, None] * np.stack([-u[:, 1], u[:, 0]], axis=-1)
+        v_end = qd[:2] + 2.0 * p.R * du.sum(axis=0)
+        T = np.array([sgn, 1.0])
+        q_new = np.empty_like(q)
+        qd_new = np.empty_like(qd)
+        q_new[:2] = T * E[n]
+        qd_new[:2] = T * v_end
+        q_new[2] = sgn * Th[-1] + math.pi
+        qd_new[2] = sgn * W[-1]
+        q_new[BASE] = 0.0
+        qd_new[BASE] = 0.0
+        q_new[BASE + 1:] = q[BASE + 1:][::-1]
+        qd_new[BASE + 1:] = qd[BASE + 1:][::-1]
+        q[:], qd[:] = q_new, qd_new
+        self.locked[BASE + 1:] = self.locked[BASE + 1:][::-1].copy()
+        self.locked[BASE] = False
+        it = self.work.impact_time
+        it[BASE + 1:] = it[BASE + 1:][::-1].copy()
+        it[BASE] = -np.inf
+        if self.modes["grab"]:
+            self.modes["grab_point"] = n - int(self.modes["grab_point"])
+            self.target *= T
+            self.sd *= T
+        self.mirror ^= flip
+        self.modes["anchor_free"] = 1
+        self._touched()
+
+    def _take_over(self) -> None:
+        """From now on the hand, not the scene's schedule, holds and lets go."""
+        self.hand = True
+        self._touched()
+
+    def _hand_at(self, t0: float, offset: np.ndarray, velocity: np.ndarray,
+                 acceleration: np.ndarray) -> None:
+        par = self.par
+        par["hand"], par["hand_t0"] = 1.0, t0
+        par["hand_x"], par["hand_y"] = offset
+        par["hand_vx"], par["hand_vy"] = velocity
+        par["hand_ax"], par["hand_ay"] = acceleration
+        self._touched()
+
+    def _hand_offset(self, t: float) -> np.ndarray:
+        par = self.par
+        tau = t - par["hand_t0"]
+        return np.array([par["hand_x"] + tau * (par["hand_vx"] + 0.5 * tau * par["hand_ax"]),
+                         par["hand_y"] + tau * (par["hand_vy"] + 0.5 * tau * par["hand_ay"])])
+
+    def _stop_hand(self) -> None:
+        """The hand stops driving (where it is; a held anchor at rest stays put)."""
+        if self.par["hand"] != 0.0:
+            off = self._hand_offset(self.t)
+            self.par["anchor_x"] += off[0]
+            self.par["anchor_y"] += off[1]
+            self.par["hand"] = 0.0
+        self.drive_velocity[:] = 0.0
+        self.drive_wanted[:] = 0.0
+        self._moving = False
+        self._touched()
+
+    def settle(self) -> None:
+        """After a roll-back to a state at rest: a moving hand stops where it is."""
+        if self.par["hand"] != 0.0:
+            self._stop_hand()
+            self._hand_at(self.t, np.zeros(2), np.zeros(2), np.zeros(2))
+
+    def _drive_step(self) -> None:
+        """The hand's acceleration over the next step: toward the wanted velocity, at
+        most DRIVE_ACCELERATION, braking in time to stay within DRIVE_REACH."""
+        h = self.h
+        v = self.drive_velocity
+        want = self.drive_wanted.copy()
+        off = self._hand_offset(self.t)
+        pos = np.array([self.par["anchor_x"], self.par["anchor_y"]]) + off
+        for i in range(2):
+            # where it would stop braking from the next step on, with a step's margin
+            stop = (abs(pos[i]) + v[i] * v[i] / (2.0 * DRIVE_ACCELERATION)
+                    + 2.0 * abs(v[i]) * h + DRIVE_ACCELERATION * h * h)
+            if want[i] * pos[i] > 0.0 and stop >= DRIVE_REACH:
+                want[i] = 0.0
+        a = (want - v) / h
+        na = float(np.hypot(*a))
+        reach = na <= DRIVE_ACCELERATION
+        if not reach:
+            a *= DRIVE_ACCELERATION / na
+        self._hand_at(self.t, off, v.copy(), a)
+        v[:] = want if reach else v + a * h
+        self._hand_moved()
 
     @property
     def grabbed(self) -> int | None:
@@ -186,7 +460,21 @@ class SlinkySolver:
         self.t = run(self.q, self.qd, self.sd, self.t, dt, 1, self.locked, self.target,
                      self._parameters, self._modes, self._work, self._counters)
 
+    def _hand_moved(self) -> None:
+        """The hand's velocities changed: is it moving (a flag: this runs every step)?"""
+        self._moving = bool(self.drive_velocity.any() or self.drive_wanted.any())
+
     def _run(self, k: int) -> None:
+        if self._moving:
+            while k > 0 and self._moving:
+                self._drive_step()  # a moving hand: its acceleration is set step by step
+                self._run_steps(1)
+                k -= 1
+            if not self._moving:  # at rest now: it stays where it stopped
+                self._hand_at(self.t, self._hand_offset(self.t), np.zeros(2), np.zeros(2))
+        self._run_steps(k)
+
+    def _run_steps(self, k: int) -> None:
         if k > 0:
             run(self.q, self.qd, self.sd, self.t, self.h, k, self.locked, self.target,
                 self._parameters, self._modes, self._work, self._counters)
@@ -209,7 +497,8 @@ class SlinkySolver:
                 self.t = self.k * h
                 continue
             t_rel = self.spec.anchor.release_time
-            if not self.free and self.spec.anchor.condition == "released" and t_rel < k_end * h:
+            if (not self.free and not self.hand and self.spec.anchor.condition == "released"
+                    and t_rel < k_end * h):
                 k = math.floor(t_rel / h + 1e-9) - self.k
                 if k > 0:
                     self._run(k)
@@ -226,13 +515,43 @@ class SlinkySolver:
             self._run(left)
 
     def state(self) -> tuple:
-        """A copy of everything that evolves (for roll-back and hashing)."""
+        """A copy of everything that evolves, for roll-back (the guard takes one after
+        every chunk of steps: the hand's part only once it took over). The energy
+        account's sums and the impact times are diagnostics and not part of it: a
+        roll-back, which stops the Slinky, leaves them as they were."""
+        hand = None
+        if self.hand:
+            hand = (self.mirror, self._parameters.copy(), self.drive_velocity.copy(),
+                    self.drive_wanted.copy())
         return (self.q.copy(), self.qd.copy(), self.sd.copy(), self.locked.copy(),
-                self._mode_values.copy(), self.target.copy(), self.k)
+                self._mode_values.copy(), self.target.copy(), self.k, hand)
+
+    def hashed(self) -> list[np.ndarray]:
+        """What a state hash covers: the state, and the hand's once it took over (so
+        that runs without one hash as before)."""
+        out = [self.q, self.qd, self.sd, self.locked, self._mode_values, self.target]
+        if self.hand:
+            out += [np.array([self.mirror], dtype=np.int64), self._parameters.view(np.uint8),
+                    self.drive_velocity, self.drive_wanted]
+        return out
 
     def restore(self, state: tuple) -> None:
-        q, qd, sd, locked, modes, target, k = state
+        q, qd, sd, locked, modes, target, k, hand = state
         self._touched()
+        if hand is not None:
+            self.hand = True
+            self.mirror, parameters, velocity, wanted = hand
+            self._parameters[:] = parameters
+            self.drive_velocity[:], self.drive_wanted[:] = velocity, wanted
+            self._hand_moved()
+            self._scripted = bool(self.par["drive_frequency"] > 0.0)
+        elif self.hand:  # back to before the hand took over: the scene's own ends
+            self.hand = self.mirror = False
+            self._parameters[:] = 0
+            self._fill_params()
+            self.drive_velocity[:] = 0.0
+            self.drive_wanted[:] = 0.0
+            self._moving = False
         self.q[:], self.qd[:], self.sd[:], self.locked[:] = q, qd, sd, locked
         self._mode_values[:], self.target[:] = modes, target
         self.k = k

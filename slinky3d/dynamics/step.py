@@ -27,13 +27,14 @@ from slinky3d.dynamics.events import (
     advance_on_taylor,
     deepest_gap,
     dense,
+    dense_dissipation,
     earliest_hit,
     restore_substep,
     separation_time,
     taylor_hit,
 )
 from slinky3d.dynamics.forces import set_base
-from slinky3d.dynamics.integrator import ERR_TOL, flow
+from slinky3d.dynamics.integrator import ERR_TOL, flow, sum_of_squares
 from slinky3d.dynamics.workspace import (
     HIT,
     LAW_PAPER,
@@ -45,7 +46,7 @@ from slinky3d.dynamics.workspace import (
     Work,
     first_joint,
 )
-from slinky3d.model.chain import TOUCHING
+from slinky3d.model.chain import BASE, TOUCHING
 
 MAX_EVENTS = 400  # per step; a bound, never reached in practice
 DT_STUCK = 1e-4  # fraction of h: hits closer than this in time are one contact event
@@ -64,6 +65,7 @@ def step(q, qd, sd, t, h, locked, target, par, modes, w, cnt):
     """Advance exactly h with events located inside the step; returns the new time."""
     if modes.law != LAW_RIGID and modes.law != LAW_PAPER:
         flow(q, qd, sd, t, h, locked, target, par, modes, w, cnt)
+        _keep_dissipation(w)
         return t + h
     for j in range(q.shape[0]):
         w.sticky[j] = False
@@ -91,8 +93,16 @@ def step(q, qd, sd, t, h, locked, target, par, modes, w, cnt):
             break
         nev += 1
         control = False
-        _apply_event(kind, q, qd, dt <= DT_STUCK * h, locked, par, modes, w, cnt)
+        _apply_event(kind, q, qd, t, dt <= DT_STUCK * h, locked, par, modes, w, cnt)
     return t
+
+
+@njit(**JIT, inline="always")
+def _keep_dissipation(w):
+    """The flow just tried is kept: so is what its dampers dissipated."""
+    sm = w.small[0]
+    sm.damping_loss += sm.damping_trial
+    sm.damping_trial = 0.0
 
 
 @njit(**JIT, inline="always")
@@ -124,6 +134,8 @@ def _short_range_hit(q, qd, sd, t, h, rem, locked, par, modes, w, start_known, c
     if start_known:
         dt = taylor_hit(q, qd, w.acc_start, locked, first_joint(modes), par.theta_min, tmax)
     if dt <= tmax and can_cut:
+        # the dampers over dt <= 1e-4 h: the rectangle rule
+        w.small[0].damping_loss += dt * par.damping * sum_of_squares(qd, BASE)
         advance_on_taylor(q, qd, sd, w.acc_start, w.small[0].damper_rate_start, dt)
         set_base(q, qd, t + dt, par, modes, w.forces)
         return HIT, dt
@@ -150,6 +162,7 @@ def _locate_and_cut(q, qd, sd, t, rem, locked, target, par, modes, w, cnt, start
             return REDO, 0.0
         if dynamics_current:
             w.small[0].dynamics_current = 1
+        _keep_dissipation(w)
         return NO_EVENT, rem
     return kind, _cut(q, qd, sd, t, rem, s, kind, locked, target, par, modes, w, cnt)
 
@@ -220,6 +233,7 @@ def _cut(q, qd, sd, t, rem, s, kind, locked, target, par, modes, w, cnt):
     the time advanced."""
     dt = s * rem
     if s <= S_DENSE:
+        w.small[0].damping_loss += dense_dissipation(q, qd, w, s, rem, par.damping)
         dense(q, qd, sd, w, s, rem)
         set_base(q, qd, t + dt, par, modes, w.forces)
         return dt
@@ -235,13 +249,15 @@ def _cut(q, qd, sd, t, rem, s, kind, locked, target, par, modes, w, cnt):
             break
         dt *= min(earliest_hit(q, qd, w, dt, locked, j0, tmin, False), 1.0)
         restore_substep(q, qd, sd, w)
+        w.small[0].damping_trial = 0.0
         if dt > 0.0:
             flow(q, qd, sd, t, dt, locked, target, par, modes, w, cnt)
+    _keep_dissipation(w)
     return dt
 
 
 @njit(**JIT, inline="always")
-def _apply_event(kind, q, qd, quick, locked, par, modes, w, cnt):
+def _apply_event(kind, q, qd, t, quick, locked, par, modes, w, cnt):
     """Apply a located event: a hit runs the impact law; a separation is left to the
     resting-contact solve at the next sub-step's start, which decides with all
     contacts together which coils separate. quick: the event came within DT_STUCK h."""
@@ -270,9 +286,9 @@ def _apply_event(kind, q, qd, quick, locked, par, modes, w, cnt):
         if not locked[j] and q[j] < tmin + TOUCHING:
             q[j] = tmin
     if modes.law == LAW_PAPER:
-        paper_impact(q, qd, locked, par, modes, w, cnt)
+        paper_impact(q, qd, locked, par, modes, w, cnt, t)
     else:
-        impact(q, qd, locked, par, modes, w, cnt)
+        impact(q, qd, locked, par, modes, w, cnt, t)
 
 
 @njit(**JIT)

@@ -74,6 +74,16 @@ PARAMETERS = np.dtype([
     ("drive_frequency", "f8"),  # Hz; <= 0: no drive
     ("drive_phase", "f8"),  # rad
     ("drive_start", "f8"),  # s
+    # a hand moving a held anchor (DriveBase): added to the pose from hand_t0 on with
+    # constant acceleration, set again by SlinkySolver before each step it changes in
+    ("hand", "f8"),  # 1.0 while it is on
+    ("hand_t0", "f8"),  # s
+    ("hand_x", "f8"),  # offset at hand_t0 (m)
+    ("hand_y", "f8"),
+    ("hand_vx", "f8"),  # velocity at hand_t0 (m/s)
+    ("hand_vy", "f8"),
+    ("hand_ax", "f8"),  # acceleration (m/s^2)
+    ("hand_ay", "f8"),
 ], align=True)
 
 MODES = np.dtype([
@@ -113,6 +123,11 @@ SMALL = np.dtype([
     # 1: qdd / joint_force hold the dynamics of the current state and contacts (the
     # end of the last step), so the next contact solve need not redo it
     ("dynamics_current", "i8"),
+    # the energy account (J): dissipated by the joint dampers and taken by coil impacts
+    # (kept steps only); the dampers' share of the flow being tried, kept if it is
+    ("damping_loss", "f8"),
+    ("impact_loss", "f8"),
+    ("damping_trial", "f8"),
 ], align=True)
 
 
@@ -163,6 +178,7 @@ class Work(NamedTuple):
     substep_v: np.ndarray
     acc_start: np.ndarray
     acc_end: np.ndarray
+    impact_time: np.ndarray  # each joint's last impact (s; -inf: none)
     small: np.ndarray  # (1,) SMALL record
 
 
@@ -188,7 +204,7 @@ def new_work(n: int) -> Work:
         active=joints(np.bool_), violation=joints(np.bool_), sticky=joints(np.bool_),
         velocity_after=joints(), composite_rate=joints(),
         substep_q=joints(), substep_v=joints(), acc_start=joints(), acc_end=joints(),
-        small=np.zeros(1, SMALL))
+        impact_time=np.full(nj, -np.inf), small=np.zeros(1, SMALL))
 
 
 def plain(work: Work) -> tuple:

@@ -15,14 +15,20 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from slinky3d.dynamics.solver import DRIVE_SPEED
 from slinky3d.runtime.simulation import Simulation
 from slinky3d.scene.spec import Scene
 
 MAX_TARGET = 1e6  # m: farther targets are refused (the force is capped anyway)
+# The hand that holds an anchored end moves it at most this fast (m/s): faster desired
+# velocities are refused (the UI's "fast" is a few m/s).
+MAX_DRIVE_SPEED = DRIVE_SPEED
+# Time scale: simulated seconds per wall second.
+SCALE_MIN, SCALE_MAX = 1.0 / 32.0, 4.0
 
 
 def _vec2(v: Any) -> Any:
@@ -68,6 +74,36 @@ class Release:
 
 
 @dataclass(frozen=True)
+class DriveBase:
+    """Move the held anchored end of Slinky `slinky` toward `velocity` (world m/s) with
+    a limited acceleration (dynamics.drive); (0, 0) brings it to a stop."""
+
+    slinky: int
+    velocity: tuple[float, float]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "velocity", _vec2(self.velocity))
+
+
+@dataclass(frozen=True)
+class LetGo:
+    """Let go of the held end of Slinky `slinky` now (a held Slinky dropped). If its far
+    end is the one held, that one is let go of."""
+
+    slinky: int
+
+
+@dataclass(frozen=True)
+class TakeHold:
+    """Hold end point `point` of Slinky `slinky` where it is: 0 (the anchored end) or N
+    (the far end). Holding the far end re-roots the chain: it becomes the anchored end
+    (the snapshot's `ends` then run from it) and the other end is let go of."""
+
+    slinky: int
+    point: int
+
+
+@dataclass(frozen=True)
 class Reset:
     """Back to the scene's initial state (the step index goes on counting)."""
 
@@ -96,7 +132,7 @@ class Step:
 
 @dataclass(frozen=True)
 class TimeScale:
-    """Simulated seconds per wall second, clamped to 0.1..4."""
+    """Simulated seconds per wall second, clamped to SCALE_MIN..SCALE_MAX (1/32..4)."""
 
     scale: float
 
@@ -117,7 +153,11 @@ class Fault:
     steps: int
 
 
-Command = Grab | Move | Release | Reset | Pause | Resume | TogglePause | Step | TimeScale | Load
+Command = (Grab | Move | Release | DriveBase | LetGo | TakeHold | Reset | Pause | Resume
+           | TogglePause | Step | TimeScale | Load)
+# the commands that change the simulation (the others pace the thread)
+SIMULATION_COMMANDS = (Grab, Move, Release, DriveBase, LetGo, TakeHold, Reset, Load)
+PACING_COMMANDS = (Pause, Resume, TogglePause, Step, TimeScale)
 LogEntry = tuple[int, Command | Fault]
 
 
@@ -149,8 +189,32 @@ def bad_target(v: object) -> str:
     return ""
 
 
+def bad_velocity(v: object) -> str:
+    if not (isinstance(v, tuple) and len(v) == 2):
+        return f"velocity {v!r} is not (vx, vy)"
+    if not all(math.isfinite(c) for c in v):
+        return f"velocity {v!r} is not finite"
+    if math.hypot(*v) > MAX_DRIVE_SPEED:
+        return f"velocity {v!r} faster than {MAX_DRIVE_SPEED:g} m/s"
+    return ""
+
+
 def check(sim: Simulation, cmd: object) -> str:
     """Why a simulation command would be refused ('' if it is fine)."""
+    if isinstance(cmd, DriveBase | LetGo | TakeHold):
+        i, why = _index(cmd.slinky, len(sim.slinkies), "Slinky")
+        if why:
+            return why
+        if isinstance(cmd, DriveBase):
+            return bad_velocity(cmd.velocity)
+        if isinstance(cmd, TakeHold):
+            n = sim.slinkies[i].p.N
+            k, why = _index(cmd.point, n + 1, "point")
+            if why:
+                return why
+            if k not in (0, n):
+                return f"point {k} is not an end: 0 (anchored end) or {n} (far end)"
+        return ""
     if isinstance(cmd, Grab | Move | Release):
         i, why = _index(cmd.slinky, len(sim.slinkies), "Slinky")
         if why:
@@ -182,12 +246,20 @@ def apply(sim: Simulation, cmd: object, h: float | None = None) -> tuple[Simulat
                 sim.move_grab(int(cmd.slinky), cmd.target)
         elif isinstance(cmd, Release):
             sim.release(int(cmd.slinky))
+        elif isinstance(cmd, DriveBase):
+            why = sim.drive_base(int(cmd.slinky), cmd.velocity)
+        elif isinstance(cmd, LetGo):
+            why = sim.let_go(int(cmd.slinky))
+        elif isinstance(cmd, TakeHold):
+            why = sim.take_hold(int(cmd.slinky), int(cmd.point))
         elif isinstance(cmd, Reset):
             sim.reset()
         elif isinstance(cmd, Load):
             return Simulation(cmd.scene, h), ""
     except Exception as e:  # noqa: BLE001 - a bad command must not end the thread
         return sim, f"{type(cmd).__name__.lower()} failed: {one_line(e)}"
+    if why:  # refused by the Slinky's state (e.g. no held end to drive)
+        return sim, f"{type(cmd).__name__.lower()} ignored: {why}"
     return sim, ""
 
 
@@ -216,25 +288,42 @@ def advance(sim: Simulation, n: int) -> tuple[int, str]:
     return n, ""
 
 
-def replay(scene: Scene, log: Sequence[LogEntry], nsteps: int,
-           h: float | None = None) -> Simulation:
+def replay(scene: Scene, log: Sequence[LogEntry], nsteps: int, h: float | None = None,
+           every: int = 0, sample: Callable[[int, Simulation], None] | None = None
+           ) -> Simulation:
     """The run of `scene` under `log` ((step, command) in order), `nsteps` steps in all,
-    without a thread or a clock: bit-identical to the thread's run."""
+    without a thread or a clock: bit-identical to the thread's run.
+
+    With `sample`, sample(k, sim) is called at k = 0, every, 2 every, ... <= nsteps
+    steps, after the commands of step k (pacing commands are no-ops here)."""
     sim = Simulation(scene, h)
     k = 0
-    for step, cmd in log:
-        if step < k:
-            raise ValueError(f"log out of order at step {step} (after {k})")
-        if step > nsteps:
-            break
-        advance(sim, step - k)
-        k = step
-        if isinstance(cmd, Fault):
-            # the same attempt as the thread's, so that the guard saw the same steps
-            cp = checkpoint(sim)
-            advance(sim, cmd.steps)
-            restore(sim, cp)
-        else:
-            sim, _ = apply(sim, cmd, h)
-    advance(sim, nsteps - k)
-    return sim
+    i = 0
+    nxt = 0 if sample is not None else -1
+    every = max(1, int(every))
+    while True:
+        while i < len(log) and log[i][0] == k and k <= nsteps:
+            cmd = log[i][1]
+            if isinstance(cmd, Fault):
+                # the same attempt as the thread's, so that the guard saw the same steps
+                cp = checkpoint(sim)
+                advance(sim, cmd.steps)
+                restore(sim, cp)
+            else:
+                sim, _ = apply(sim, cmd, h)
+            i += 1
+        if i < len(log) and log[i][0] < k:
+            raise ValueError(f"log out of order at step {log[i][0]} (after {k})")
+        if k == nxt:
+            assert sample is not None
+            sample(k, sim)
+            nxt += every
+        if k >= nsteps:
+            return sim
+        stop = nsteps
+        if i < len(log):
+            stop = min(stop, log[i][0])
+        if nxt >= 0:
+            stop = min(stop, nxt)
+        advance(sim, stop - k)
+        k = stop

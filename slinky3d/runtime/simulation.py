@@ -11,7 +11,7 @@ import numpy as np
 
 from slinky3d.dynamics.solver import SlinkySolver
 from slinky3d.model import chain
-from slinky3d.runtime.snapshot import SlinkySnapshot, Snapshot
+from slinky3d.runtime.snapshot import Energy, SlinkySnapshot, Snapshot
 from slinky3d.scene.spec import Scene
 
 
@@ -65,7 +65,7 @@ class Simulation:
         ok = bool(np.all(np.isfinite(s.q)) and np.all(np.isfinite(s.qd)) and math.isfinite(e))
         ok = ok and float(np.abs(s.qd).max()) < 1e5
         p = s.p
-        driven = s.grabbed is not None or s.spec.anchor.condition == "scripted"
+        driven = s.grabbed is not None or s.driven
         if ok and not driven:
             scale = p.mass * p.g * 2 * p.R * p.N
             ok = e <= self._good_energy[i] + 1e-3 * scale
@@ -78,6 +78,7 @@ class Simulation:
         s.release_grab()
         s.k, s.t = k, t  # time goes on; the state is the last good one, at rest in it
         s.qd[:] = 0.0
+        s.settle()
         self.rollbacks += 1
         self.status = f"solver diverged at t = {t:.3f} s on Slinky {i + 1}: rolled back"
 
@@ -91,22 +92,35 @@ class Simulation:
     def release(self, i: int) -> None:
         self.slinkies[i].release_grab()
 
+    def drive_base(self, i: int, velocity: tuple[float, float]) -> str:
+        """Move Slinky i's held anchored end toward `velocity` (world m/s); '' or why not."""
+        return self.slinkies[i].drive(velocity)
+
+    def let_go(self, i: int) -> str:
+        """Let go of Slinky i's held end now; '' or why not."""
+        return self.slinkies[i].let_go()
+
+    def take_hold(self, i: int, point: int) -> str:
+        """Hold end point `point` (0 or N) of Slinky i where it is; '' or why not."""
+        return self.slinkies[i].take_hold(point)
+
     # -- output --------------------------------------------------------------
     def snapshot(self, real_time_factor: float = 1.0, behind: bool = False) -> Snapshot:
         out = []
         for s in self.slinkies:
-            p, spec = s.p, s.spec
+            p = s.p
             g = s.grabbed
             ends = s.ends()
             out.append(SlinkySnapshot(
                 ends=ends, theta=s.q[chain.BASE:].copy(),
                 contact=s.q[chain.BASE:] <= p.theta_min + chain.TOUCHING,
                 R=p.R, pitch=p.delta, theta_min=p.theta_min,
-                grab=s.target.copy() if g is not None else None,
+                grab=s.grab_target() if g is not None else None,
                 grab_point=ends[g].copy() if g is not None else None,
-                anchor_held=not s.free, far_held=spec.far.held_at(s.t), preset=p.preset))
+                anchor_held=not s.free, far_held=s.far_held(s.t), preset=p.preset,
+                energy=Energy(*s.energy_account()), impact_age=s.impact_age()))
         return Snapshot(t=self.t, slinkies=tuple(out), real_time_factor=real_time_factor,
-                        behind=behind, status=self.status)
+                        behind=behind, status=self.status, rollbacks=self.rollbacks)
 
     def state_hash(self) -> str:
         """Hash of everything that evolves: bit-identical runs give the same hash."""
@@ -114,7 +128,7 @@ class Simulation:
 
         h = hashlib.sha256()
         for s in self.slinkies:
-            for a in s.state()[:-1]:
+            for a in s.hashed():
                 h.update(np.ascontiguousarray(a).tobytes())
             h.update(np.int64(s.k).tobytes())
         return h.hexdigest()

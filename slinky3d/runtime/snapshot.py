@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 
@@ -68,6 +68,13 @@ class Snapshot:
     extra: dict = field(default_factory=dict)
 
 
+def _mix(a: Energy | None, b: Energy | None, w: float) -> Energy | None:
+    if a is None or b is None:
+        return b
+    return Energy(*((1 - w) * getattr(a, f.name) + w * getattr(b, f.name)
+                    for f in fields(Energy)))
+
+
 def lerp(a: Snapshot, b: Snapshot, t: float) -> Snapshot:
     """Snapshot interpolated between a and b (a.t <= t <= b.t) for smooth frames."""
     if b.t <= a.t:
@@ -83,7 +90,10 @@ def lerp(a: Snapshot, b: Snapshot, t: float) -> Snapshot:
                 ends=(1 - w) * sa.ends + w * sb.ends,
                 theta=(1 - w) * sa.theta + w * sb.theta,
                 contact=sb.contact if w > 0.5 else sa.contact,
+                energy=_mix(sa.energy, sb.energy, w),
+                impact_age=(None if sb.impact_age is None
+                            else np.maximum(sb.impact_age - (b.t - t), 0.0)),
             )
         )
     return Snapshot(t=t, slinkies=tuple(out), real_time_factor=b.real_time_factor,
-                    behind=b.behind, status=b.status, extra=b.extra)
+                    behind=b.behind, status=b.status, rollbacks=b.rollbacks, extra=b.extra)

@@ -16,14 +16,16 @@ from collections import deque
 from dataclasses import dataclass, replace
 
 from slinky3d.runtime.commands import (
+    PACING_COMMANDS,
+    SCALE_MAX,
+    SCALE_MIN,
+    SIMULATION_COMMANDS,
     Command,
     Fault,
-    Grab,
     Load,
     LogEntry,
     Move,
     Pause,
-    Release,
     Reset,
     Resume,
     Step,
@@ -35,11 +37,11 @@ from slinky3d.runtime.commands import (
     one_line,
     restore,
 )
+from slinky3d.runtime.history import History
 from slinky3d.runtime.simulation import Simulation
 from slinky3d.runtime.snapshot import Snapshot
 from slinky3d.scene.spec import Scene
 
-SCALE_MIN, SCALE_MAX = 0.1, 4.0
 MAX_STEP_CMD = 1_000_000  # most steps one Step command may ask for
 
 
@@ -69,7 +71,8 @@ class SimThread:
         self.h_override = h
         self.realtime = realtime
         self.sim = Simulation(scene, h)
-        self.scene = scene
+        self.scene = scene  # the one running (a Load replaces it)
+        self.initial_scene = scene  # the one the log starts from
         self.error = ""
         self.status = ""
         self._q: queue.SimpleQueue = queue.SimpleQueue()
@@ -85,8 +88,11 @@ class SimThread:
         self._rate: deque[tuple[float, float]] = deque()
         self._simsec = 0.0  # simulated seconds stepped, over loads and resets
         self._seen_rollbacks = 0
+        self.history = History()
+        """The last 10 s of snapshots (thread-safe reads): instant replay, the energy plot."""
         first = self._snap(self._steps)
         self._pair = (first, first)
+        self.history.add(first)
 
     # -- UI side ------------------------------------------------------------------
     def start(self) -> None:
@@ -191,6 +197,8 @@ class SimThread:
             due = 1
         if due > 0:
             self._batch(due, now + self.batch_wall)
+            if self._sync is None:  # a command inside the batch re-synced: start over
+                return
             lag = (k0 + (time.perf_counter() - w0) / per - self._steps) * per
             if self._sync[0] == w0 and lag > self.behind_lag:
                 self._behind_at = time.perf_counter()
@@ -238,8 +246,7 @@ class SimThread:
         if isinstance(cmd, _Sync):
             cmd.event.set()
             return
-        known = (Grab, Move, Release, Reset, Pause, Resume, TogglePause, Step, TimeScale, Load)
-        if not isinstance(cmd, known):
+        if not isinstance(cmd, SIMULATION_COMMANDS + PACING_COMMANDS):
             self.status = f"unknown command ignored: {type(cmd).__name__}"
             self._publish()
             return
@@ -277,17 +284,14 @@ class SimThread:
             elif isinstance(cmd, Reset | Load):
                 self.status = self.error = ""
                 self._resync()
-            if sim is not self.sim:
+            if sim is not self.sim or isinstance(cmd, Reset):
                 self.sim = sim
                 self.scene = sim.scene
                 self._seen_rollbacks = sim.rollbacks
                 first = self._snap(self._steps)
                 self._pair = (first, first)
-                return
-            if isinstance(cmd, Reset):
-                self._seen_rollbacks = sim.rollbacks
-                first = self._snap(self._steps)
-                self._pair = (first, first)
+                self.history.clear()
+                self.history.add(first)
                 return
         if self._paused or self.status != before:
             # running, the next batch shows it; publishing now would cut the pair short
@@ -299,10 +303,15 @@ class SimThread:
         sim = self.sim
         cp = checkpoint(sim)
         called = 0
+        history = self.history
+        kept: list[Snapshot] = []  # for the history, added once the batch stands
         try:
             while called < n - 1 and time.perf_counter() < deadline:
                 called += 1
                 sim.step(1)
+                if history.due(sim.t) and (not kept or sim.t - kept[-1].t
+                                            >= history.period * (1 - 1e-9)):
+                    kept.append(self._snap(self._steps + called))
             prev = self._snap(self._steps + called) if called else self._pair[1]
             called += 1
             sim.step(1)
@@ -320,11 +329,15 @@ class SimThread:
         self._steps += called
         self._simsec += called * sim.h
         self._pair = (prev, cur)
+        for snap in kept:
+            history.add(snap)
+        history.add(cur)
         return called
 
     def _publish(self) -> None:
         s = self._snap(self._steps)
         self._pair = (s, s)
+        self.history.add(s)
 
     def _snap(self, step: int) -> Snapshot:
         now = time.perf_counter()

@@ -92,11 +92,14 @@ class ContactSpec:
 
 @dataclass(frozen=True)
 class GrabSpec:
-    """Mouse-grab coupling: spring and damper in series (docs/model.md section 6), force capped."""
+    """Mouse-grab coupling: a holding spring in parallel with a spring and damper in
+    series (docs/model.md section 6), force capped. None: scaled to the Slinky
+    (dynamics.solver.grab_defaults): holding it all sags the grab by 5 mm, damped
+    critically for its mass."""
 
-    stiffness: float = 20.0  # N/m
-    damping: float = 0.5  # N s / m
-    max_force_weights: float = 3.0  # cap, in multiples of the Slinky's weight
+    stiffness: float | None = None  # N/m
+    damping: float | None = None  # N s / m
+    max_force_weights: float = 5.0  # cap, in multiples of the Slinky's weight
 
 
 @dataclass(frozen=True)

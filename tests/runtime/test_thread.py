@@ -12,6 +12,8 @@ from runs import drive
 
 from slinky3d.dynamics.solver import warm_up
 from slinky3d.runtime.commands import (
+    SCALE_MAX,
+    SCALE_MIN,
     Fault,
     Grab,
     Load,
@@ -198,8 +200,8 @@ def test_pause_and_single_step(plastic, thread):
 
 def test_time_scale_clamped(thread):
     th = thread()
-    for s, want in [(100.0, 4.0), (0.0, 0.1), (-3, 0.1), (2.5, 2.5), (math.nan, 2.5),
-                    ("fast", 2.5), (math.inf, 4.0)]:
+    for s, want in [(100.0, SCALE_MAX), (0.0, SCALE_MIN), (-3, SCALE_MIN), (2.5, 2.5),
+                    (math.nan, 2.5), ("fast", 2.5), (math.inf, SCALE_MAX), (1 / 32, 1 / 32)]:
         th.send(TimeScale(s))
         assert th.drain()
         assert th.scale == want, s
