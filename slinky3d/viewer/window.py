@@ -119,6 +119,7 @@ class Viewer:
         self.pictures = pictures_dir
         self._frame_walls: deque[float] = deque(maxlen=120)
         self._started: float | None = None
+        self._due = 0.0  # perf_counter s the next frame is due (run, _pace)
         self._shown: Snapshot = self._last[1]
         self._bindings = _resolve(keys.BINDINGS)
         w = self.window
