@@ -397,8 +397,10 @@ class Viewer:
 
         mouse, key = pyglet.window.mouse, pyglet.window.key
         self.mouse = self._pixel(x, y)
-        if self.drag is None:  # a press the overlay took, or one before the window had focus
-            if self.overlay.wants_mouse():
+        if self.drag != "grab":
+            # the camera follows the buttons held now (a press may have gone to the
+            # overlay, or come before the window had the focus)
+            if self.drag is None and self.overlay.wants_mouse():
                 return
             pan = buttons & (mouse.RIGHT | mouse.MIDDLE) or modifiers & key.MOD_SHIFT
             self.drag = "pan" if pan or self.side_view else "orbit"
