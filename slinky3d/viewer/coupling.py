@@ -57,11 +57,12 @@ def disc(centre: np.ndarray, axis: np.ndarray, radius: float, colour: tuple[floa
     n2 = np.cross(axis, n1)
     phi = 2 * np.pi * np.arange(sides + 1) / sides
     rim = centre + radius * (np.cos(phi)[:, None] * n1 + np.sin(phi)[:, None] * n2)
-    rows = []
-    for k in range(sides):
-        for s, tri in ((1.0, (centre, rim[k], rim[k + 1])), (-1.0, (centre, rim[k + 1], rim[k]))):
-            rows += [(*v, *(s * axis), *colour) for v in tri]
-    return np.array(rows, "f4")
+    c = np.broadcast_to(centre, (sides, 3))
+    front = np.stack([c, rim[:-1], rim[1:]], axis=1).reshape(-1, 3)
+    back = np.stack([c, rim[1:], rim[:-1]], axis=1).reshape(-1, 3)
+    n = len(front)
+    nrm = np.r_[np.broadcast_to(axis, (n, 3)), np.broadcast_to(-axis, (n, 3))]
+    return np.c_[np.r_[front, back], nrm, np.broadcast_to(colour, (2 * n, 4))].astype("f4")
 
 
 def spring_damper(target, point, scale: float, spring_colour: tuple[float, ...],

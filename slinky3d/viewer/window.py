@@ -39,6 +39,7 @@ FONT_PX = 22  # the overlay's font: readable from a metre away on a laptop
 MARKER_COLOUR = (1.0, 0.85, 0.3, 1.0)
 BAR_PX = 1.3  # the side view's bars, pixels across
 FRAME_INTERVAL = 1 / 60  # s between frames the window asks for
+PLOT_PERIOD = 0.1  # wall s between updates of the energy plot
 
 
 def default_source(scene):
@@ -120,6 +121,8 @@ class Viewer:
         self._frame_walls: deque[float] = deque(maxlen=120)
         self._started: float | None = None
         self._due = 0.0  # perf_counter s the next frame is due (run, _pace)
+        self._rows: tuple[float, Any] | None = None  # (when, energy rows) for the plot
+        self._panel: tuple[Any, Any] | None = None  # (scene, its panel values)
         self._shown: Snapshot = self._last[1]
         self._bindings = _resolve(keys.BINDINGS)
         w = self.window
@@ -288,7 +291,7 @@ class Viewer:
         history = self.history
         energy_rows, replay_view = None, None
         if history is not None:
-            energy_rows = history.energy_rows()
+            energy_rows = self._energy_rows(history, now)
             t0, t1 = history.span()
             if self.replay is not None:
                 t = snap.t
@@ -300,7 +303,9 @@ class Viewer:
         if self.show_panel:
             from slinky3d.scene import edit
 
-            panel = edit.panel_values(self.scene)
+            if self._panel is None or self._panel[0] is not self.scene:
+                self._panel = (self.scene, edit.panel_values(self.scene))
+            panel = self._panel[1]
         return OverlayView(
             snapshot=snap, time_scale=keys.TIME_SCALES[self.scale_index], fps=self.fps(now),
             paused=self.paused, energy=total_energy(snap), energy_history=energy_rows,
@@ -309,6 +314,14 @@ class Viewer:
             panel=panel, replay=replay_view, side_view=self.side_view,
             scene_name=Path(self.scene.path).stem if self.scene.path else "scene",
             energy_start=self._energy_start)
+
+    def _energy_rows(self, history, now: float):
+        """The energy plot's rows, gathered again PLOT_PERIOD after the last time (a
+        pass over the whole history: every frame, it costs a software-rendered frame
+        about a millisecond)."""
+        if self._rows is None or now - self._rows[0] >= PLOT_PERIOD or self.replay is not None:
+            self._rows = (now, history.energy_rows())
+        return self._rows[1]
 
     def _notice(self, now: float) -> str:
         """The first-run notice while the solver thread compiles its kernels."""

@@ -309,13 +309,16 @@ class Renderer:
         return view @ proj, texel, float(far - near)
 
     def _decor(self, snap: Snapshot, look: Look, floor_y: float) -> np.ndarray:
-        """Holders and stairs as triangles; rebuilt only when a held end moves."""
+        """Holders and stairs as triangles (rebuilt only when a held end moves), and the
+        grab coupling (every frame while it pulls)."""
         key = (look, floor_y, tuple((sl.anchor_held, sl.far_held, sl.ends[:2].tobytes(),
-                                     sl.ends[-2:].tobytes(), sl.R, _bytes(sl.grab),
-                                     _bytes(sl.grab_point)) for sl in snap.slinkies))
+                                     sl.ends[-2:].tobytes(), sl.R) for sl in snap.slinkies))
         if key != self._decor_key:
             self._decor_key, self._decor_mesh = key, self._build_decor(snap, look, floor_y)
-        return self._decor_mesh
+        grabs = [coupling.spring_damper(sl.grab, sl.grab_point, COUPLING_SIZE * sl.R,
+                                        SPRING_COLOUR, DAMPER_COLOUR)
+                 for sl in snap.slinkies if sl.grab is not None and sl.grab_point is not None]
+        return np.concatenate([self._decor_mesh, *grabs]) if grabs else self._decor_mesh
 
     def _build_decor(self, snap: Snapshot, look: Look, floor_y: float) -> np.ndarray:
         parts = []
@@ -324,10 +327,6 @@ class Renderer:
                 parts += props.holder_boxes(sl, floor_y, HOLDER_COLOUR)
             elif look.anchor == "hand":
                 parts += props.hand_boxes(sl, SKIN_COLOUR)
-            if sl.grab is not None and sl.grab_point is not None:
-                parts.append(coupling.spring_damper(sl.grab, sl.grab_point,
-                                                    COUPLING_SIZE * sl.R, SPRING_COLOUR,
-                                                    DAMPER_COLOUR))
         parts += props.stair_boxes(look.stairs, look.stairs_depth, floor_y,
                                  (*look.stairs_colour, 0.0))
         return np.concatenate(parts) if parts else np.zeros((0, 10), "f4")
@@ -415,10 +414,6 @@ class Renderer:
     def _material(self, prog, look: Look) -> None:
         set_uniform(prog, "albedo_lin", lin(look.colour))
         set_uniform(prog, "rainbow", int(look.rainbow))
-
-
-def _bytes(a) -> bytes | None:
-    return None if a is None else np.asarray(a, float).tobytes()
 
 
 def _near_first(inst: np.ndarray, eye, R: float) -> np.ndarray:
