@@ -184,3 +184,14 @@ def test_real_keys_drive_the_held_base_and_escape_quits(display, tmp_path):
     top = trajectory.load(log).tracks[0].ends[:, 0]
     assert top[-1, 0] - top[0, 0] > 0.1  # m: 0.8 s at 0.4 m/s, less the speeding up
     assert abs(top[-1, 1] - top[0, 1]) < 0.02
+
+
+def test_log_state_then_replay_in_a_window(display, tmp_path):
+    log = tmp_path / "s.npz"
+    p = run(["-m", "slinky3d", "run", "hanging-plastic", "--size", "320x240", "--frames", "40",
+             "--log-state", str(log)], display)
+    assert p.returncode == 0, p.stderr
+    assert f"session written to {log}" in p.stdout
+    p = run(["-m", "slinky3d", "replay", str(log), "--size", "320x240", "--frames", "20"],
+            display)
+    assert p.returncode == 0, p.stderr
