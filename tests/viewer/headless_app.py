@@ -184,6 +184,11 @@ def keys_(out):
                 continue  # last, below
             else:
                 res[tag] = press(name)
+    # the first run's notice: up while the solver has taken no step yet
+    src.steps, v._started = 0, time.perf_counter() - 1.0
+    res["notice"] = v.overlay_view(v._shown).notice
+    src.steps = 1
+    res["no_notice"] = v.overlay_view(v._shown).notice
     # the panel: a change restarts with the new parameter; a save loads back the same
     from slinky3d.scene import edit
     from slinky3d.viewer.overlay import ApplyParams, SaveScene
