@@ -195,3 +195,58 @@ def test_log_state_then_replay_in_a_window(display, tmp_path):
     p = run(["-m", "slinky3d", "replay", str(log), "--size", "320x240", "--frames", "20"],
             display)
     assert p.returncode == 0, p.stderr
+
+
+SAME_FRAME_SCRIPT = r"""
+import json, sys
+import numpy as np, pyglet, moderngl
+from pyglet import gl
+pyglet.options["shadow_window"] = False
+pyglet.options["debug_gl"] = False
+from slinky3d.runtime.simulation import Simulation
+from slinky3d.scene.loader import load
+from slinky3d.viewer.camera import frame_snapshot
+from slinky3d.viewer.gl.renderer import Renderer
+from slinky3d.viewer.stage import stage_for
+
+W, H = 320, 240
+config = pyglet.gl.Config(double_buffer=True, depth_size=24, major_version=3, minor_version=3,
+                          forward_compatible=True)
+w = pyglet.window.Window(W, H, config=config, vsync=False)
+ctx = moderngl.create_context()
+out = {}
+for name in ("hanging-steel", "4S"):
+    sc = load(name)
+    sim = Simulation(sc)
+    first = sim.snapshot()
+    sim.step(50)
+    snap = sim.snapshot()
+    r = Renderer(ctx, (W, H), quality="software")
+    cam = frame_snapshot(first, (W, H))
+    stage = stage_for(sc.look, first)
+    r.render(snap, sc.look, cam, stage)
+    own = r.read()
+    r.render(snap, sc.look, cam, stage, target=ctx.detect_framebuffer(0))
+    buf = (gl.GLubyte * (W * H * 3))()
+    gl.glBindFramebuffer(gl.GL_READ_FRAMEBUFFER, 0)
+    gl.glReadBuffer(gl.GL_BACK)
+    gl.glPixelStorei(gl.GL_PACK_ALIGNMENT, 1)
+    gl.glReadPixels(0, 0, W, H, gl.GL_RGB, gl.GL_UNSIGNED_BYTE, buf)
+    win = np.frombuffer(buf, np.uint8).reshape(H, W, 3)[::-1]
+    d = np.abs(own.astype(int) - win.astype(int)).max(axis=2)
+    out[name] = [int((d > 2).sum()), int(d.max())]
+out["gl_error"] = ctx.error
+print(json.dumps(out))
+"""
+
+
+def test_a_window_gets_the_frame_the_renderer_draws_for_itself(display):
+    """The software preset draws straight into a window (FXAA over the Slinkies' box
+    only); the picture is the one it draws into its own buffer."""
+    p = run(["-c", SAME_FRAME_SCRIPT], display)
+    assert p.returncode == 0, p.stderr
+    r = json.loads(p.stdout.strip().splitlines()[-1])
+    assert r["gl_error"] == "GL_NO_ERROR"
+    for name in ("hanging-steel", "4S"):
+        differ, _ = r[name]
+        assert differ < 0.001 * 320 * 240, (name, r[name])

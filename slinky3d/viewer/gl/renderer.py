@@ -104,6 +104,7 @@ class Renderer:
 
         self._msaa = target(q.samples) if q.samples else None
         self._backdrop = target(q.samples)
+        self._backdrop_c = ctx.framebuffer(self._backdrop.color_attachments[0])
         self._backdrop_key: tuple | None = None
         self._scene_tex = ctx.texture((w, h), 4)
         self._scene_tex.filter = (moderngl.LINEAR, moderngl.LINEAR)
@@ -161,10 +162,21 @@ class Renderer:
         self._shadow_fbo.clear(depth=1.0)
         self._draw_objects(snap, look, boxes, light_vp, common, depth=True)
         self._tick("shadow")
-        # Backdrop, then objects front to back, then the floor they may shadow.
-        fbo = self._msaa or self._scene
+        # Backdrop, then objects front to back, then the floor they may shadow. With FXAA
+        # into a window, straight into it: one full-frame copy less (on a software
+        # rasterizer, a copy costs as much as drawing the Slinky), and FXAA copies only
+        # the Slinkies' box out. The backdrop's depth is not needed there: nothing is
+        # drawn under the floor, and the shadowed floor is depth-tested after the objects.
+        direct = q.fxaa and self._msaa is None and target is not None
+        fbo = target if direct else (self._msaa or self._scene)
         self._draw_backdrop(look, cam, stage, view_proj, common)
-        ctx.copy_framebuffer(fbo, self._backdrop)
+        if direct:
+            ctx.copy_framebuffer(fbo, self._backdrop_c)
+            fbo.color_mask = (False, False, False, False)
+            fbo.clear(depth=1.0)
+            fbo.color_mask = (True, True, True, True)
+        else:
+            ctx.copy_framebuffer(fbo, self._backdrop)
         self._tick("backdrop")
         fbo.use()
         ctx.viewport = (0, 0, w, h)
@@ -187,10 +199,17 @@ class Renderer:
             # Only the Slinkies need it (the floor grid and horizon are smooth, and the
             # holders and stairs are large boxes with few edges): copy the frame, then
             # smooth just the box on screen that holds the Slinkies.
-            ctx.copy_framebuffer(out, self._scene_c)
+            rect = _screen_rect(cam, *slinky_box, w, h)
+            if direct:
+                # The box and the pixels FXAA reads around it (a blit obeys the scissor).
+                x, y, rw, rh = rect
+                ctx.scissor = (max(x - 4, 0), max(y - 4, 0), rw + 8, rh + 8)
+                ctx.copy_framebuffer(self._scene_c, out)
+            else:
+                ctx.copy_framebuffer(out, self._scene_c)
             out.use()
             ctx.viewport = (0, 0, w, h)
-            ctx.scissor = _screen_rect(cam, *slinky_box, w, h)
+            ctx.scissor = rect
             ctx.disable(moderngl.DEPTH_TEST)
             self._scene_tex.use(1)
             fx = self.progs["fxaa"]
