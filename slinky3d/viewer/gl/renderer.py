@@ -168,7 +168,7 @@ class Renderer:
         # the Slinkies' box out. The backdrop's depth is not needed there: nothing is
         # drawn under the floor, and the shadowed floor is depth-tested after the objects.
         direct = q.fxaa and self._msaa is None and target is not None
-        fbo = target if direct else (self._msaa or self._scene)
+        fbo: moderngl.Framebuffer = target if direct and target else (self._msaa or self._scene)
         self._draw_backdrop(look, cam, stage, view_proj, common)
         if direct:
             ctx.copy_framebuffer(fbo, self._backdrop_c)
