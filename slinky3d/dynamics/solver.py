@@ -14,6 +14,7 @@ import numpy as np
 
 from slinky3d.dynamics.articulated_body import energy as aba_energy
 from slinky3d.dynamics.articulated_body import energy_parts
+from slinky3d.dynamics.hand import DRIVE_SPEED, catch, drive_acceleration, reverse
 from slinky3d.dynamics.step import run
 from slinky3d.dynamics.workspace import (
     COUNTERS,
@@ -44,9 +45,6 @@ GRAB_SAG = 5e-3  # m: holding the whole Slinky sags the default grab this much
 # while grabbed so that their fastest mode (the grabbed half hoop's tip, mass 3/8 m,
 # on both springs) turns at most this angle per sub-step.
 GRAB_OMEGA_H = 1.0
-DRIVE_ACCELERATION = 8.0  # m/s^2: the hand moving a held end (DriveBase) at most this
-DRIVE_SPEED = 20.0  # m/s: and at most this fast
-DRIVE_REACH = 100.0  # m: and keeps it this near the origin (it brakes in time)
 
 
 def grab_defaults(spec: SlinkySpec) -> tuple[float, float, float, float]:
@@ -314,27 +312,8 @@ class SlinkySolver:
         (an impulse that conserves the momentum of the rest: the hand takes the kinetic
         energy it must), joint 1 gets its spring back at the angle that balances the
         chain's weight now (at least theta_min with contacts), bar 1 unmoved."""
-        p, q, qd = self.p, self.q, self.qd
-        E = chain.end_points(q, p.R)
-        C = 0.5 * (E[:-1] + E[1:])
-        grip = -p.m * p.g * float(np.sum(C[:, 0] - E[0, 0])) / p.k_coil
-        grip = min(max(grip, -0.5 * math.pi), 0.5 * math.pi)  # a hand bends a coil so far
-        if self.modes["law"] != LAW_OFF:
-            grip = max(grip, p.theta_min)
-        bar1 = q[2] + q[BASE]  # Theta_1, kept
-        q[BASE] = grip
-        q[2] = bar1 - grip
-        qd[2] += qd[BASE]  # bar 1's rate on phi_A (it is there already when free)
-        qd[BASE] = 0.0
-        self.locked[BASE] = False
-        held = np.zeros(q.shape[0], dtype=bool)
-        held[:BASE] = True
-        held |= self.locked
-        moving = ~held
-        M = chain.mass_matrix(p, q)
-        qd[moving] += np.linalg.solve(M[np.ix_(moving, moving)], M[np.ix_(moving, held)]
-                                      @ qd[held])
-        qd[held] = 0.0
+        q = self.q
+        catch(self.p, q, self.qd, self.locked, self.modes["law"] != LAW_OFF)
         par = self.par
         par["anchor_x"], par["anchor_y"], par["anchor_phi"] = q[0], q[1], q[2]
         par["drive_frequency"] = 0.0  # a scripted motion ends with the catch
@@ -347,36 +326,12 @@ class SlinkySolver:
         self._touched()
 
     def _reroot(self) -> None:
-        """Reverse the chain: the far end E_{N+1} becomes the anchored end E_1, free
-        (in the free anchor's coordinates: theta_1 frozen, phi_A carrying bar 1).
-
-        The half hoops keep their places and rates; theta'_k = theta_{N+2-k} (k >= 2)
-        and Theta'_k = +-Theta_{N+1-k} + pi. With N even the reversed chain is the
-        mirror image of a model chain (the fold signs alternate from the held end), so
-        the model frame is mirrored in x (gravity is vertical: the dynamics are the
-        same); `ends` and the grab give world coordinates either way."""
-        p, q, qd = self.p, self.q, self.qd
-        n = p.N
-        flip = n % 2 == 0
-        sgn = -1.0 if flip else 1.0
-        Th = chain.composite(q[BASE:], q[2])
-        W = chain.composite_rates(q, qd)
-        E = chain.end_points(q, p.R)
-        u = chain.bar_dirs(Th)
-        du = W[:, None] * np.stack([-u[:, 1], u[:, 0]], axis=-1)
-        v_end = qd[:2] + 2.0 * p.R * du.sum(axis=0)
-        T = np.array([sgn, 1.0])
-        q_new = np.empty_like(q)
-        qd_new = np.empty_like(qd)
-        q_new[:2] = T * E[n]
-        qd_new[:2] = T * v_end
-        q_new[2] = sgn * Th[-1] + math.pi
-        qd_new[2] = sgn * W[-1]
-        q_new[BASE] = 0.0
-        qd_new[BASE] = 0.0
-        q_new[BASE + 1:] = q[BASE + 1:][::-1]
-        qd_new[BASE + 1:] = qd[BASE + 1:][::-1]
-        q[:], qd[:] = q_new, qd_new
+        """The far end becomes the anchored end, free (`hand.reverse`); contacts,
+        impact times and a grab follow it; `ends` and the grab stay in world
+        coordinates when the model frame is mirrored."""
+        n = self.p.N
+        flip = reverse(self.p, self.q, self.qd)
+        T = np.array([-1.0 if flip else 1.0, 1.0])
         self.locked[BASE + 1:] = self.locked[BASE + 1:][::-1].copy()
         self.locked[BASE] = False
         it = self.work.impact_time
@@ -431,24 +386,12 @@ class SlinkySolver:
     def _drive_step(self) -> None:
         """The hand's acceleration over the next step: toward the wanted velocity, at
         most DRIVE_ACCELERATION, braking in time to stay within DRIVE_REACH."""
-        h = self.h
         v = self.drive_velocity
-        want = self.drive_wanted.copy()
         off = self._hand_offset(self.t)
         pos = np.array([self.par["anchor_x"], self.par["anchor_y"]]) + off
-        for i in range(2):
-            # where it would stop braking from the next step on, with a step's margin
-            stop = (abs(pos[i]) + v[i] * v[i] / (2.0 * DRIVE_ACCELERATION)
-                    + 2.0 * abs(v[i]) * h + DRIVE_ACCELERATION * h * h)
-            if want[i] * pos[i] > 0.0 and stop >= DRIVE_REACH:
-                want[i] = 0.0
-        a = (want - v) / h
-        na = float(np.hypot(*a))
-        reach = na <= DRIVE_ACCELERATION
-        if not reach:
-            a *= DRIVE_ACCELERATION / na
+        a, v_end = drive_acceleration(pos, v, self.drive_wanted, self.h)
         self._hand_at(self.t, off, v.copy(), a)
-        v[:] = want if reach else v + a * h
+        v[:] = v_end
         self._hand_moved()
 
     @property

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from slinky3d.dynamics.solver import DRIVE_SPEED
+from slinky3d.dynamics.hand import DRIVE_SPEED
 from slinky3d.runtime.simulation import Simulation
 from slinky3d.scene.spec import Scene
 
