@@ -18,7 +18,8 @@ GL: the overlay draws with PyOpenGL on the window's context into the framebuffer
 bound when `frame` is called, then restores the state it changed (blend, depth,
 cull, scissor, viewport, program, textures, vertex array, buffers), so moderngl's
 next frame finds what it left. In a headless pyglet window PyOpenGL must use EGL: the
-overlay sets PYOPENGL_PLATFORM=egl itself unless OpenGL was imported before it.
+overlay chooses EGL for PyOpenGL itself (for this process only) unless OpenGL was
+imported before it.
 
 Use (the window's side):
 
@@ -254,14 +255,21 @@ def _modules() -> tuple[Any, Any, Any]:
     import pyglet
 
     if "OpenGL" not in sys.modules:
+        before = os.environ.get("PYOPENGL_PLATFORM")
         if pyglet.options["headless"]:
             # PyOpenGL finds the current context through the platform's API: EGL here.
             os.environ.setdefault("PYOPENGL_PLATFORM", "egl")
-        import OpenGL  # type: ignore[import-untyped]
+        try:
+            import OpenGL  # type: ignore[import-untyped]
 
-        # The backend's ~20 GL calls a frame would each be followed by glGetError; the
-        # tests check that the overlay leaves no GL error instead.
-        OpenGL.ERROR_CHECKING = False
+            # The backend's ~20 GL calls a frame would each be followed by glGetError;
+            # the tests check that the overlay leaves no GL error instead.
+            OpenGL.ERROR_CHECKING = False
+            import OpenGL.GL  # type: ignore[import-untyped]  # the platform is chosen here
+        finally:
+            # Only for this process: a child process (a real window) must not inherit it.
+            if before is None:
+                os.environ.pop("PYOPENGL_PLATFORM", None)
     from imgui_bundle import imgui, implot
     from imgui_bundle.python_backends.pyglet_backend import (  # type: ignore[attr-defined]
         PygletProgrammablePipelineRenderer,
