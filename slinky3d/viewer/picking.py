@@ -12,6 +12,7 @@ from slinky3d.runtime.snapshot import Snapshot
 from slinky3d.viewer.camera import OrbitCamera
 
 PICK_RADIUS_PX = 14.0  # how near the cursor an end point must be to be grabbable
+HOOP_REACH = 1.2  # or this many hoop radii: the middle of a coil is one radius from its ends
 GRAZING = 0.05  # |direction . z| below this: the plane is seen edge-on, the hit unreliable
 
 
@@ -52,19 +53,22 @@ def cursor_point(cam: OrbitCamera, x: float, y: float, size: tuple[int, int],
 def nearest_point(snap: Snapshot, cam: OrbitCamera, x: float, y: float,
                   size: tuple[int, int], radius_px: float = PICK_RADIUS_PX
                   ) -> tuple[int, int] | None:
-    """(Slinky index, end point index) of the end point nearest the cursor on screen,
-    within radius_px; any half hoop's end point counts. None when none is near."""
+    """(Slinky index, end point index) of the end point nearest the cursor on screen;
+    any half hoop's end point counts. A point is within reach up to radius_px, or up
+    to HOOP_REACH hoop radii on screen where the hoops look bigger than that, so that a
+    click anywhere on a coil takes hold of it. None when no point is in reach."""
+    right = cam.basis()[0]
     best: tuple[float, int, int] | None = None
     for i, sl in enumerate(snap.slinkies):
         pts = np.c_[sl.ends, np.zeros(len(sl.ends))]
         px = cam.project(pts, *size)
+        hoop = np.linalg.norm(cam.project(pts + sl.R * right, *size) - px, axis=1)
         d2 = np.sum((px - [x, y]) ** 2, axis=1)
+        d2[d2 > np.maximum(radius_px, HOOP_REACH * hoop) ** 2] = np.inf
         k = int(np.argmin(d2))
-        if best is None or d2[k] < best[0]:
+        if np.isfinite(d2[k]) and (best is None or d2[k] < best[0]):
             best = (float(d2[k]), i, k)
-    if best is None or best[0] > radius_px**2:
-        return None
-    return best[1], best[2]
+    return None if best is None else (best[1], best[2])
 
 
 def scene_box(snap: Snapshot, margin: float) -> tuple[np.ndarray, np.ndarray]:

@@ -41,6 +41,22 @@ def test_nearest_end_point_within_the_radius(cam):
     assert picking.nearest_point(snap, cam, *far, SIZE) is None
 
 
+def test_a_click_in_the_middle_of_a_coil_takes_hold_of_it(cam):
+    """The end points lie on the coils' rims; the centre of a half hoop, one radius
+    from both its ends, is still in reach (zoomed in, a radius is many pixels)."""
+    snap = hanging_snapshot("steel")
+    sl = snap.slinkies[0]
+    close = replace(cam, distance=0.25 * cam.distance)
+    for k in (20, 60):
+        centre = 0.5 * (sl.ends[k] + sl.ends[k + 1])
+        x, y = close.project(np.r_[centre, 0.0][None], *SIZE)[0]
+        ends_px = close.project(np.c_[sl.ends[k:k + 2], np.zeros(2)], *SIZE)
+        assert np.linalg.norm(ends_px - [x, y], axis=1).min() > picking.PICK_RADIUS_PX
+        hit = picking.nearest_point(snap, close, x, y, SIZE)
+        # on screen the coils overlap: a neighbour's end may be the nearer one
+        assert hit is not None and np.linalg.norm(sl.ends[hit[1]] - centre) < 3 * sl.R
+
+
 def test_extreme_cursors_stay_finite_and_in_the_box(cam):
     box = picking.scene_box(hanging_snapshot("steel"), 1.0)
     for x, y in ((-1e9, 5.0), (1e9, 1e9), (SIZE[0] / 2, -1e7), (np.inf, 0.0), (np.nan, 0.0)):
