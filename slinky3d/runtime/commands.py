@@ -76,7 +76,7 @@ class Release:
 @dataclass(frozen=True)
 class DriveBase:
     """Move the held anchored end of Slinky `slinky` toward `velocity` (world m/s) with
-    a limited acceleration (dynamics.drive); (0, 0) brings it to a stop."""
+    a limited acceleration (dynamics/hand.py); (0, 0) brings it to a stop."""
 
     slinky: int
     velocity: tuple[float, float]

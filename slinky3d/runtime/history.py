@@ -1,7 +1,7 @@
 """The last seconds of a run, for instant replay, a scrubber and the live energy plot.
 
-The solver thread records a snapshot after its steps, at least every `period` of
-simulated time (the step when it is longer); readers on other threads take copies
+The solver thread records a snapshot after its steps, at most one per `period` of
+simulated time (every step when the step is longer); readers on other threads take copies
 under a lock. Memory is bounded: the ring holds `seconds` of simulated time at most,
 and never more than seconds / period + 2 snapshots whatever the step.
 """

@@ -162,7 +162,9 @@ def from_thread(thread: SimThread, timeout: float = 10.0) -> Session:
     then ends with that Pause), so that its log and step count belong together."""
     if thread.alive:
         thread.send(Pause())
-        thread.drain(timeout)
+        if not thread.drain(timeout):  # e.g. still compiling its kernels on a first run
+            raise SlinkyError(f"the solver thread did not pause within {timeout:g} s: "
+                              "no session to save yet")
     nsteps = thread.steps
     log = tuple(e for e in thread.log if e[0] <= nsteps)
     return Session(scene=thread.initial_scene, log=log, nsteps=nsteps, h=thread.h_override,
