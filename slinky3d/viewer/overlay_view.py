@@ -15,6 +15,8 @@ from collections import deque
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from slinky3d.runtime.snapshot import Energy, Snapshot
 from slinky3d.viewer import keys
 from slinky3d.viewer.overlay import OverlayView, ReplayView
@@ -34,6 +36,53 @@ def total_energy(snap: Snapshot) -> Energy | None:
                     for f in ("kinetic", "gravity", "spring", "damping", "impacts")))
 
 
+class EnergyRows:
+    """The history's energy rows (runtime/history.py History.energy_rows) gathered
+    incrementally: the snapshots the ring has kept since the last time, and its newest.
+    A pass over the whole ring (2400 snapshots) costs ~4 ms of Python: every tenth
+    frame that much later."""
+
+    def __init__(self) -> None:
+        self._rows = np.zeros((0, 6))  # rows of the kept snapshots up to `_last`
+        self._last: Snapshot | None = None  # the last kept snapshot gathered
+
+    def gather(self, history) -> np.ndarray:
+        snaps = history.snapshots()
+        if not snaps:
+            self._rows, self._last = self._rows[:0], None
+            return self._rows
+        # The last of the copy may be the ring's newest, replaced by the next step:
+        # only those before it are kept for good.
+        start = 0
+        if self._last is not None:
+            for j in range(len(snaps) - 2, -1, -1):
+                if snaps[j] is self._last:
+                    start = j + 1
+                    break
+            else:
+                self._rows = self._rows[:0]  # not there (a reset): all again
+        kept = self._rows[self._rows[:, 0] >= snaps[0].t] if start else self._rows[:0]
+        new = _rows_of(history, snaps[start:-1])
+        self._rows = np.concatenate([kept, new]) if len(new) else kept
+        self._last = snaps[-2] if len(snaps) > 1 else None
+        return np.concatenate([self._rows, _rows_of(history, snaps[-1:])])
+
+
+class _Run:
+    """A run of snapshots, read as a History reads its ring (for History.energy_rows)."""
+
+    def __init__(self, snaps: list[Snapshot]):
+        self._snaps = snaps
+
+    def snapshots(self) -> list[Snapshot]:
+        return self._snaps
+
+
+def _rows_of(history, snaps: list[Snapshot]) -> np.ndarray:
+    """History.energy_rows of these snapshots only."""
+    return type(history).energy_rows(_Run(snaps))
+
+
 class OverlayViewAssembly:
     """Builds the overlay's view; keeps the frame times and the few caches it needs."""
 
@@ -49,6 +98,7 @@ class OverlayViewAssembly:
     _frame_walls: deque[float]  # perf_counter s of the recent frames
     _started: float | None  # perf_counter s the window started playing
     _rows: tuple[float, Any] | None = None  # (when, energy rows) for the plot
+    _gather: EnergyRows | None = None
     _panel: tuple[Any, Any] | None = None  # (scene, its panel values)
 
     if TYPE_CHECKING:
@@ -88,11 +138,11 @@ class OverlayViewAssembly:
             energy_start=self._energy_start)
 
     def _energy_rows(self, history, now: float):
-        """The energy plot's rows, gathered again PLOT_PERIOD after the last time (a
-        pass over the whole history: every frame, it costs a software-rendered frame
-        about a millisecond)."""
+        """The energy plot's rows, gathered again PLOT_PERIOD after the last time."""
         if self._rows is None or now - self._rows[0] >= PLOT_PERIOD or self.replay is not None:
-            self._rows = (now, history.energy_rows())
+            if self._gather is None:
+                self._gather = EnergyRows()
+            self._rows = (now, self._gather.gather(history))
         return self._rows[1]
 
     def _notice(self, now: float) -> str:
