@@ -47,6 +47,8 @@ class EnergyRows:
         self._last: Snapshot | None = None  # the last kept snapshot gathered
 
     def gather(self, history) -> np.ndarray:
+        if not hasattr(history, "snapshots"):  # a history that only gives its rows
+            return history.energy_rows()
         snaps = history.snapshots()
         if not snaps:
             self._rows, self._last = self._rows[:0], None
