@@ -24,6 +24,7 @@ from slinky3d.viewer import coupling, keys, picking
 from slinky3d.viewer.controls import Controls
 from slinky3d.viewer.instant_replay import InstantReplay
 from slinky3d.viewer.overlay import Overlay
+from slinky3d.viewer.overlay_cache import OverlayCache
 from slinky3d.viewer.overlay_view import OverlayViewAssembly, total_energy
 
 MESSAGE_S = 5.0  # wall s a message stays up
@@ -109,6 +110,7 @@ class Viewer(Controls, InstantReplay, OverlayViewAssembly):
         # After the app's handlers: pyglet calls the overlay's first, and what its panel
         # takes (a click on a slider, a key in a field) stops there.
         self.overlay = overlay if overlay is not None else Overlay(self.window, FONT_PX)
+        self._overlay_cache = OverlayCache(self.ctx, self.overlay)
 
     # -- scene ---------------------------------------------------------------------
     def _set_scene(self, scene, look: Look | None = None, hint: CameraHint | None = None,
@@ -243,8 +245,7 @@ class Viewer(Controls, InstantReplay, OverlayViewAssembly):
         if self.message and now > self._message_until:
             self.message = ""
         view = self.overlay_view(snap, now)
-        self._screen.use()  # the overlay draws into the bound framebuffer
-        for action in self.overlay.frame(view):
+        for action in self._overlay_cache.frame(view, self._screen, self._screen_size, now):
             self.do_action(action)
 
     def on_resize(self, width: int, height: int):
