@@ -39,13 +39,13 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from slinky3d.runtime.snapshot import Energy, Snapshot
 from slinky3d.scene.edit import PanelValues
 from slinky3d.viewer.hud import Hud, scale_text
+from slinky3d.viewer.overlay_input import OverlayInput
 from slinky3d.viewer.panel import Action, ApplyParams, ClosePanel, Panel, SaveScene, Scrub
 
 __all__ = ["Action", "ApplyParams", "ClosePanel", "Overlay", "OverlayView", "PanelValues",
@@ -123,7 +123,7 @@ class Overlay:
         for c in (implot.Col_.frame_bg, implot.Col_.plot_bg):
             plot_style.set_color_(c, (0.0, 0.0, 0.0, 0.0))
         self._backend = backend(window)
-        self._input = _Input(self._backend, io, self._over_panel)
+        self._input = OverlayInput(self._backend, io, self._over_panel)
         self.rects: list[tuple[float, float, float, float]] = []  # see frame()
         window.push_handlers(self._input)
         self.hud = Hud(font_px)
@@ -356,82 +356,3 @@ def _rects(imgui: Any, data: Any) -> list[tuple[float, float, float, float]]:
         if x1 > x0 and y1 > y0:
             out.append((x0, h - y1, x1, h - y0))
     return out
-
-
-class _Input:
-    """The overlay's pyglet event handlers (pushed as one frame of the window's stack)."""
-
-    def __init__(self, backend: Any, io: Any, over_panel: Callable[[float, float], bool]):
-        self.b, self.io, self.over_panel = backend, io, over_panel
-        self.count = 0  # events that may change what the overlay shows (Overlay.inputs)
-
-    def _seen(self, x: float | None = None, y: float | None = None) -> None:
-        """Count an event; a pointer's move only over the overlay's windows (or just
-        off them: their hover highlights go)."""
-        if x is None or y is None or self.io.want_capture_mouse or \
-                self.over_panel(x, self.io.display_size.y - y):
-            self.count += 1
-
-    def _mouse(self) -> bool | None:
-        return True if self.io.want_capture_mouse else None
-
-    def _press(self, x: int, y: int) -> bool | None:
-        """Whether a press here is the overlay's. imgui knows where the pointer was at the
-        last frame; a press elsewhere (the pointer moved since) asks the panel's place."""
-        px, py = x, self.io.display_size.y - y
-        seen = self.io.mouse_pos
-        if abs(seen.x - px) <= 1 and abs(seen.y - py) <= 1:
-            return self._mouse()
-        return True if self.over_panel(px, py) else None
-
-    def _keys(self) -> bool | None:
-        return True if self.io.want_capture_keyboard else None
-
-    def on_mouse_motion(self, x: int, y: int, dx: int, dy: int) -> None:
-        self._seen(x, y)
-        self.b.on_mouse_motion(x, y, dx, dy)
-
-    def on_mouse_press(self, x: int, y: int, button: int, modifiers: int) -> bool | None:
-        self._seen()
-        captured = self._press(x, y)
-        self.b.on_mouse_motion(x, y, 0, 0)
-        self.b.on_mouse_press(x, y, button, modifiers)
-        return captured
-
-    def on_mouse_release(self, x: int, y: int, button: int, modifiers: int) -> None:
-        self._seen()
-        self.b.on_mouse_motion(x, y, 0, 0)
-        self.b.on_mouse_release(x, y, button, modifiers)
-
-    def on_mouse_drag(self, x: int, y: int, dx: int, dy: int, buttons: int,
-                      modifiers: int) -> bool | None:
-        self._seen(x, y)
-        self.b.on_mouse_motion(x, y, dx, dy)
-        return self._mouse()
-
-    def on_mouse_scroll(self, x: int, y: int, scroll_x: float, scroll_y: float
-                        ) -> bool | None:
-        self._seen()
-        captured = self._mouse()
-        self.b.on_mouse_scroll(x, y, scroll_x, scroll_y)
-        return captured
-
-    def on_key_press(self, symbol: int, modifiers: int) -> bool | None:
-        self._seen()
-        captured = self._keys()
-        self.b.on_key_press(symbol, modifiers)
-        return captured
-
-    def on_key_release(self, symbol: int, modifiers: int) -> None:
-        self._seen()
-        self.b.on_key_release(symbol, modifiers)
-
-    def on_text(self, text: str) -> bool | None:
-        self._seen()
-        captured = self._keys()
-        self.b.on_text(text)
-        return captured
-
-    def on_resize(self, width: int, height: int) -> None:
-        self._seen()
-        self.b.on_resize(width, height)
