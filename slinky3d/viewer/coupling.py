@@ -8,6 +8,8 @@ An alpha above 1 makes mesh.glsl draw the triangle as glowing (unlit, bright).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from slinky3d.runtime.snapshot import SlinkySnapshot
@@ -29,10 +31,10 @@ def tube(points: np.ndarray, radius: float, colour: tuple[float, ...], sides: in
         return np.zeros((0, 10), "f4")
     a, b, t = a[keep], b[keep], t[keep] / length[keep]
     # A normal to each segment: across z where the segment lies in the plane, else across x.
-    ref = np.where(np.abs(t[:, 2:3]) < 0.9, [[0.0, 0.0, 1.0]], [[1.0, 0.0, 0.0]])
-    n1 = np.cross(t, ref)
+    ref = np.where(np.abs(t[:, 2:3]) < 0.9, _Z, _X)
+    n1 = _cross(t, ref)
     n1 /= np.linalg.norm(n1, axis=1, keepdims=True)
-    n2 = np.cross(t, n1)
+    n2 = _cross(t, n1)
     phi = 2 * np.pi * np.arange(sides + 1) / sides
     # (segments, sides + 1, 3) ring normals
     ring = np.cos(phi)[None, :, None] * n1[:, None] + np.sin(phi)[None, :, None] * n2[:, None]
@@ -43,8 +45,7 @@ def tube(points: np.ndarray, radius: float, colour: tuple[float, ...], sides: in
                    axis=2)
     nrm = np.stack([ring[:, j], ring[:, j + 1], ring[:, j + 1], ring[:, j], ring[:, j + 1],
                     ring[:, j]], axis=2)
-    pos, nrm = pos.reshape(-1, 3), nrm.reshape(-1, 3)
-    return np.c_[pos, nrm, np.broadcast_to(colour, (len(pos), 4))].astype("f4")
+    return _rows(pos.reshape(-1, 3), nrm.reshape(-1, 3), colour)
 
 
 def disc(centre: np.ndarray, axis: np.ndarray, radius: float, colour: tuple[float, ...],
@@ -52,17 +53,17 @@ def disc(centre: np.ndarray, axis: np.ndarray, radius: float, colour: tuple[floa
     """A flat disc (both faces) across `axis`, to close a cylinder's end."""
     axis = np.asarray(axis, float) / np.linalg.norm(axis)
     ref = np.array([0.0, 0.0, 1.0]) if abs(axis[2]) < 0.9 else np.array([1.0, 0.0, 0.0])
-    n1 = np.cross(axis, ref)
+    n1 = _cross(axis, ref)
     n1 /= np.linalg.norm(n1)
-    n2 = np.cross(axis, n1)
+    n2 = _cross(axis, n1)
     phi = 2 * np.pi * np.arange(sides + 1) / sides
     rim = centre + radius * (np.cos(phi)[:, None] * n1 + np.sin(phi)[:, None] * n2)
     c = np.broadcast_to(centre, (sides, 3))
     front = np.stack([c, rim[:-1], rim[1:]], axis=1).reshape(-1, 3)
     back = np.stack([c, rim[1:], rim[:-1]], axis=1).reshape(-1, 3)
     n = len(front)
-    nrm = np.r_[np.broadcast_to(axis, (n, 3)), np.broadcast_to(-axis, (n, 3))]
-    return np.c_[np.r_[front, back], nrm, np.broadcast_to(colour, (2 * n, 4))].astype("f4")
+    nrm = np.concatenate([np.broadcast_to(axis, (n, 3)), np.broadcast_to(-axis, (n, 3))])
+    return _rows(np.concatenate([front, back]), nrm, colour)
 
 
 def spring_damper(target, point, scale: float, spring_colour: tuple[float, ...],
@@ -126,6 +127,32 @@ def bars(sl: SlinkySnapshot, radius: float, colour: tuple[float, ...]) -> np.nda
 
 
 def _cube(c: np.ndarray, half: float, colour: tuple[float, ...]) -> np.ndarray:
+    out = _unit_cube(tuple(colour)).copy()
+    out[:, :3] = out[:, :3] * half + c  # = props.box(c, (half,) * 3), to the last bit
+    return out
+
+
+@functools.lru_cache(maxsize=8)
+def _unit_cube(colour: tuple[float, ...]) -> np.ndarray:
     from slinky3d.viewer.props import box
 
-    return box(c, (half, half, half), colour)
+    return box(np.zeros(3), (1.0, 1.0, 1.0), colour)
+
+
+# The props are rebuilt every frame of a grab: numpy's cross and np.c_ cost more than
+# their arithmetic for arrays this small.
+_Z, _X = np.array([[0.0, 0.0, 1.0]]), np.array([[1.0, 0.0, 0.0]])
+
+
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """np.cross of (..., 3) vectors, the same operations."""
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+
+
+def _rows(pos: np.ndarray, nrm: np.ndarray, colour: tuple[float, ...]) -> np.ndarray:
+    """(n, 10) float32 triangle rows: position, normal, rgba."""
+    out = np.empty((len(pos), 10), "f4")
+    out[:, :3], out[:, 3:6], out[:, 6:] = pos, nrm, colour
+    return out

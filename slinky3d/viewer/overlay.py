@@ -40,13 +40,13 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from slinky3d.runtime.snapshot import Energy, Snapshot
 from slinky3d.scene.edit import PanelValues
 from slinky3d.viewer.hud import Hud, scale_text
+from slinky3d.viewer.overlay_input import OverlayInput
 from slinky3d.viewer.panel import Action, ApplyParams, ClosePanel, Panel, SaveScene, Scrub
 
 __all__ = ["Action", "ApplyParams", "ClosePanel", "Overlay", "OverlayView", "PanelValues",
@@ -124,7 +124,8 @@ class Overlay:
         for c in (implot.Col_.frame_bg, implot.Col_.plot_bg):
             plot_style.set_color_(c, (0.0, 0.0, 0.0, 0.0))
         self._backend = backend(window)
-        self._input = _Input(self._backend, io, self._over_panel)
+        self._input = OverlayInput(self._backend, io, self._over_panel)
+        self.rects: list[tuple[float, float, float, float]] = []  # see frame()
         window.push_handlers(self._input)
         self.hud = Hud(font_px)
         self.panel = Panel(font_px)
@@ -139,9 +140,20 @@ class Overlay:
         """True while a text field has focus (the app's keys must not fire)."""
         return bool(self._io().want_capture_keyboard)
 
-    def frame(self, view: OverlayView) -> list[Action]:
+    @property
+    def inputs(self) -> int:
+        """How many events the overlay has taken that may change what it shows (a press,
+        a key, the pointer over the panel): a cached overlay is stale when this grows."""
+        return self._input.count
+
+    def frame(self, view: OverlayView, premultiplied: bool = False) -> list[Action]:
         """Draw one frame's overlay into the bound framebuffer; returns what the user
-        asked for, in the order to carry it out."""
+        asked for, in the order to carry it out.
+
+        premultiplied: into a transparent buffer, to be laid over frames later
+        (overlay_cache.py): colours come out premultiplied by their alpha, and the alpha
+        is the overlay's coverage. `rects` then holds the screen rectangles it drew in
+        (framebuffer pixels, x0, y0, x1, y1 with y up)."""
         imgui, implot = self._imgui, self._implot
         imgui.set_current_context(self._ctx)
         implot.set_current_context(self._plot_ctx)
@@ -160,7 +172,9 @@ class Overlay:
         if view.show_help and view.help_lines:
             self._help(view.help_lines)
         imgui.render()
-        self._backend.render(imgui.get_draw_data())
+        data = imgui.get_draw_data()
+        self._backend.render(data, premultiplied)
+        self.rects = _rects(imgui, data)
         return actions
 
     def close(self) -> None:
@@ -297,6 +311,22 @@ def _modules() -> tuple[Any, Any, Any]:
                 gl.glTexParameteri(gl.GL_TEXTURE_2D, gl.GL_TEXTURE_MAG_FILTER, gl.GL_NEAREST)
                 gl.glBindTexture(gl.GL_TEXTURE_2D, last)
 
+        def render(self, draw_data: Any, premultiplied: bool = False) -> None:
+            if not premultiplied:
+                super().render(draw_data)
+                return
+            # The stock renderer blends alpha as it blends colour: into a transparent
+            # buffer that would square each layer's alpha. Its module's GL, seen
+            # through a proxy for this call: alpha accumulates as coverage.
+            from imgui_bundle.python_backends import opengl_backend_programmable as module
+
+            stock = module.gl
+            module.gl = _CoverageGL(stock)
+            try:
+                super().render(draw_data)
+            finally:
+                module.gl = stock
+
         def process_inputs(self) -> None:
             now = time.perf_counter()
             dt = now - self._last if self._last is not None else 1 / 60
@@ -307,63 +337,30 @@ def _modules() -> tuple[Any, Any, Any]:
     return imgui, implot, Backend
 
 
-class _Input:
-    """The overlay's pyglet event handlers (pushed as one frame of the window's stack)."""
+class _CoverageGL:
+    """PyOpenGL's GL with glBlendFunc blending alpha as coverage (one, one - src alpha)."""
 
-    def __init__(self, backend: Any, io: Any, over_panel: Callable[[float, float], bool]):
-        self.b, self.io, self.over_panel = backend, io, over_panel
+    def __init__(self, gl: Any):
+        self._gl = gl
 
-    def _mouse(self) -> bool | None:
-        return True if self.io.want_capture_mouse else None
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._gl, name)
 
-    def _press(self, x: int, y: int) -> bool | None:
-        """Whether a press here is the overlay's. imgui knows where the pointer was at the
-        last frame; a press elsewhere (the pointer moved since) asks the panel's place."""
-        px, py = x, self.io.display_size.y - y
-        seen = self.io.mouse_pos
-        if abs(seen.x - px) <= 1 and abs(seen.y - py) <= 1:
-            return self._mouse()
-        return True if self.over_panel(px, py) else None
+    def glBlendFunc(self, src: int, dst: int) -> None:  # noqa: N802 - GL's name
+        self._gl.glBlendFuncSeparate(src, dst, self._gl.GL_ONE, dst)
 
-    def _keys(self) -> bool | None:
-        return True if self.io.want_capture_keyboard else None
 
-    def on_mouse_motion(self, x: int, y: int, dx: int, dy: int) -> None:
-        self.b.on_mouse_motion(x, y, dx, dy)
-
-    def on_mouse_press(self, x: int, y: int, button: int, modifiers: int) -> bool | None:
-        captured = self._press(x, y)
-        self.b.on_mouse_motion(x, y, 0, 0)
-        self.b.on_mouse_press(x, y, button, modifiers)
-        return captured
-
-    def on_mouse_release(self, x: int, y: int, button: int, modifiers: int) -> None:
-        self.b.on_mouse_motion(x, y, 0, 0)
-        self.b.on_mouse_release(x, y, button, modifiers)
-
-    def on_mouse_drag(self, x: int, y: int, dx: int, dy: int, buttons: int,
-                      modifiers: int) -> bool | None:
-        self.b.on_mouse_motion(x, y, dx, dy)
-        return self._mouse()
-
-    def on_mouse_scroll(self, x: int, y: int, scroll_x: float, scroll_y: float
-                        ) -> bool | None:
-        captured = self._mouse()
-        self.b.on_mouse_scroll(x, y, scroll_x, scroll_y)
-        return captured
-
-    def on_key_press(self, symbol: int, modifiers: int) -> bool | None:
-        captured = self._keys()
-        self.b.on_key_press(symbol, modifiers)
-        return captured
-
-    def on_key_release(self, symbol: int, modifiers: int) -> None:
-        self.b.on_key_release(symbol, modifiers)
-
-    def on_text(self, text: str) -> bool | None:
-        captured = self._keys()
-        self.b.on_text(text)
-        return captured
-
-    def on_resize(self, width: int, height: int) -> None:
-        self.b.on_resize(width, height)
+def _rects(imgui: Any, data: Any) -> list[tuple[float, float, float, float]]:
+    """The boxes of the imgui windows drawn this frame (children lie in theirs; boxes
+    may overlap): framebuffer pixels (x0, y0, x1, y1), y up."""
+    sx, sy = data.framebuffer_scale.x, data.framebuffer_scale.y
+    h = data.display_size.y * sy
+    out = []
+    for w in imgui.get_current_context().windows:
+        if not w.active or w.hidden or w.parent_window is not None:
+            continue
+        x0, y0 = w.pos.x * sx, w.pos.y * sy
+        x1, y1 = x0 + w.size.x * sx, y0 + w.size.y * sy
+        if x1 > x0 and y1 > y0:
+            out.append((x0, h - y1, x1, h - y0))
+    return out

@@ -304,3 +304,43 @@ def test_help_notice_badge_and_scrubber(rig):
     scrubs = [a for a in actions if isinstance(a, Scrub)]
     assert scrubs and 1.0 <= scrubs[-1].t <= 11.0
     assert scrubs[-1].t == pytest.approx(1.0 + 0.75 * 10.0, abs=0.5)
+
+
+def test_the_cached_overlay_looks_as_the_overlay_drawn_directly(rig):
+    """overlay_cache.py draws the overlay into a transparent buffer and lays that over
+    the frame: the same pixels as drawn straight over it (up to 8-bit rounding), and
+    again from the buffer on a frame that does not draw the overlay."""
+    from slinky3d.viewer.overlay_cache import OverlayCache
+
+    view = rig.view(message="scene saved to somewhere")
+    bare = rig.scene_frame()
+    for _ in range(3):  # imgui sizes its windows over the first frames
+        rig.frame(view)
+    rig.scene_frame()
+    rig.frame(view)
+    direct = rig.read()
+    cache = OverlayCache(rig.ctx, rig.overlay)
+    cached = []
+    for now in (0.0, 0.01):  # drawn, then only laid over (same look, within REFRESH)
+        rig.scene_frame()
+        cache.frame(view, rig.fbo, (W, H), now)
+        cached.append(rig.read())
+    covered = np.any(direct != bare, axis=2)
+    assert covered.mean() > 0.1  # the HUD and the panel are there
+    for image in cached:
+        diff = np.abs(image.astype(int) - direct.astype(int))
+        assert diff.max() <= 3 and diff.mean() < 0.05
+
+
+def test_disjoint_rectangles_cover_the_union_once():
+    from slinky3d.viewer.overlay_cache import disjoint
+
+    rects = [(10.5, 10, 50, 40), (30, 20, 80, 90.2), (0, 85, 200, 120), (-5, -5, 3, 3)]
+    count = np.zeros((100, 150), int)
+    for x0, y0, x1, y1 in disjoint(rects, (150, 100)):
+        count[y0:y1, x0:x1] += 1
+    union = np.zeros_like(count, bool)
+    for x0, y0, x1, y1 in rects:
+        union[max(0, int(np.floor(y0))):int(np.ceil(y1)),
+              max(0, int(np.floor(x0))):int(np.ceil(x1))] = True
+    assert count.max() == 1 and np.array_equal(count == 1, union)

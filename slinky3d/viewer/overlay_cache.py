@@ -1,0 +1,122 @@
+"""The overlay drawn into a buffer a few times a second and laid over every frame.
+
+On a software rasterizer the overlay (HUD text, energy bars and plot, the panel) costs
+a frame about 4 ms: imgui's Python and its layers of blended pixels. Most frames show
+it unchanged, or with figures that need not change 60 times a second. So it is drawn
+into a transparent buffer every REFRESH s, and at once when it may look different
+(a key, a click, the pointer over the panel, a panel, help, message or notice shown or
+gone, the window resized); other frames only lay that buffer over the 3D picture,
+inside the rectangles the overlay drew in.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import moderngl
+import numpy as np
+
+from slinky3d.viewer.gl.programs import program
+from slinky3d.viewer.overlay import OverlayView
+
+REFRESH = 0.1  # s between redraws of an unchanged overlay (HUD figures at 10 Hz)
+
+
+def _look(view: OverlayView) -> tuple:
+    """What of the view changes the overlay at once (the figures wait for REFRESH)."""
+    r = view.replay
+    return (view.show_hud, view.show_panel, view.show_help, view.notice, view.message,
+            id(view.panel), view.paused, view.time_scale, view.side_view, view.scene_name,
+            r is not None and r.playing, r.t if r is not None and view.paused else None)
+
+
+def disjoint(rects, size: tuple[int, int]) -> list[tuple[int, int, int, int]]:
+    """Rectangles (x0, y0, x1, y1) covering the union of `rects` in whole pixels within
+    (0, 0)-size, none overlapping another (a pixel laid over twice would blend twice)."""
+    w, h = size
+    boxes = [(max(0, math.floor(x0)), max(0, math.floor(y0)), min(w, math.ceil(x1)),
+              min(h, math.ceil(y1))) for x0, y0, x1, y1 in rects]
+    boxes = [b for b in boxes if b[2] > b[0] and b[3] > b[1]]
+    xs = sorted({v for b in boxes for v in (b[0], b[2])})
+    ys = sorted({v for b in boxes for v in (b[1], b[3])})
+    out = []
+    for y0, y1 in zip(ys, ys[1:], strict=False):  # bands between the boxes' edges ...
+        run = None
+        for x0, x1 in zip(xs, xs[1:], strict=False):  # ... cut at their edges, runs of cells merged
+            inside = any(b[0] <= x0 and x1 <= b[2] and b[1] <= y0 and y1 <= b[3]
+                         for b in boxes)
+            if inside and run is not None and run[2] == x0:
+                run = (run[0], y0, x1, y1)
+            elif inside:
+                if run is not None:
+                    out.append(run)
+                run = (x0, y0, x1, y1)
+        if run is not None:
+            out.append(run)
+    return out
+
+
+class OverlayCache:
+    """Draws an overlay.Overlay through a cached buffer into a window's framebuffer."""
+
+    def __init__(self, ctx: moderngl.Context, overlay: Any):
+        self.ctx, self.overlay = ctx, overlay
+        self.prog = program(ctx, "overlay.glsl")
+        self._buffer = ctx.buffer(reserve=4096, dynamic=True)
+        self._vao = ctx.vertex_array(self.prog, [(self._buffer, "2f", "in_pos")])
+        self._fbo: moderngl.Framebuffer | None = None
+        self._tex: moderngl.Texture | None = None
+        self._size = (0, 0)
+        self._quads = 0  # rectangles to lay over
+        self._key: tuple | None = None  # (look, overlay inputs) when last drawn
+        self._drawn = -np.inf  # perf_counter s when last drawn
+
+    def frame(self, view: OverlayView, screen: moderngl.Framebuffer, size: tuple[int, int],
+              now: float) -> list:
+        """The overlay over `screen` (of `size` pixels) at wall time `now`; returns the
+        actions the overlay's frame asked for (none when only laid over)."""
+        actions: list = []
+        key = (_look(view), self.overlay.inputs)
+        if size != self._size or key != self._key or now - self._drawn >= REFRESH:
+            actions = self._draw(view, size)
+            self._key, self._drawn = (_look(view), self.overlay.inputs), now
+        screen.use()
+        self._lay_over()
+        return actions
+
+    def _draw(self, view: OverlayView, size: tuple[int, int]) -> list:
+        ctx = self.ctx
+        if size != self._size or self._fbo is None:
+            self._tex = ctx.texture(size, 4)
+            self._fbo = ctx.framebuffer(self._tex)
+            self._size = size
+        self._fbo.use()
+        self._fbo.clear(0.0, 0.0, 0.0, 0.0)
+        actions = self.overlay.frame(view, premultiplied=True)
+        w, h = size
+        quads = []
+        for x0, y0, x1, y1 in disjoint(self.overlay.rects, size):
+            a, b, c, d = 2 * x0 / w - 1, 2 * y0 / h - 1, 2 * x1 / w - 1, 2 * y1 / h - 1
+            quads.append([a, b, c, b, a, d, a, d, c, b, c, d])
+        self._quads = len(quads)
+        if quads:
+            data = np.asarray(quads, "f4").tobytes()
+            if len(data) > self._buffer.size:
+                self._buffer.orphan(len(data))
+            self._buffer.write(data)
+        return actions
+
+    def _lay_over(self) -> None:
+        if not self._quads or self._tex is None:
+            return
+        ctx = self.ctx
+        ctx.viewport = (0, 0, *self._size)
+        ctx.disable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
+        ctx.enable(moderngl.BLEND)
+        ctx.blend_func = moderngl.ONE, moderngl.ONE_MINUS_SRC_ALPHA
+        self._tex.use(0)
+        self.prog["overlay"].value = 0
+        self._vao.render(moderngl.TRIANGLES, vertices=6 * self._quads)
+        ctx.disable(moderngl.BLEND)
+        ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA  # GL's default
