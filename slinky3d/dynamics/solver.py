@@ -14,6 +14,12 @@ import numpy as np
 
 from slinky3d.dynamics.articulated_body import energy as aba_energy
 from slinky3d.dynamics.articulated_body import energy_parts
+from slinky3d.dynamics.couplings import (
+    grab_defaults,
+    grab_substeps,
+    soft_defaults,
+    soft_substeps,
+)
 from slinky3d.dynamics.hand import DRIVE_SPEED, catch, drive_acceleration, reverse
 from slinky3d.dynamics.step import run
 from slinky3d.dynamics.workspace import (
@@ -31,38 +37,6 @@ from slinky3d.dynamics.workspace import (
 from slinky3d.model import chain
 from slinky3d.model.chain import BASE, TOUCHING
 from slinky3d.scene.spec import SlinkySpec
-
-
-def soft_defaults(spec: SlinkySpec) -> tuple[float, float]:
-    """Soft-law stiffness and damping; damping defaults to critical for one hoop."""
-    p, c = spec.params, spec.contact
-    d = c.damping if c.damping is not None else 2.0 * math.sqrt(c.stiffness * p.I)
-    return c.stiffness, d
-
-
-GRAB_SAG = 5e-3  # m: holding the whole Slinky sags the default grab this much
-# The grab's springs act on one end point explicitly: a flow is cut into sub-steps
-# while grabbed so that their fastest mode (the grabbed half hoop's tip, mass 3/8 m,
-# on both springs) turns at most this angle per sub-step.
-GRAB_OMEGA_H = 1.0
-
-
-def grab_defaults(spec: SlinkySpec) -> tuple[float, float, float, float]:
-    """(holding spring, Maxwell spring, Maxwell damper, force cap) of the grab.
-
-    Unset in the scene, the holding spring k sags by GRAB_SAG under the Slinky's weight
-    W = M g; the Maxwell element (k2 = 2 k in series with d = 2 sqrt(k M), critical
-    for the mass M on k) has its time constant d / k2 = 1 / omega, omega = sqrt(k / M):
-    its damping peaks at the frequency of the whole Slinky on the grab. The force is
-    capped at max_force_weights W (enough to hold it and to fling it)."""
-    g = spec.grab
-    mass = spec.params.mass
-    weight = mass * spec.params.g
-    k = g.stiffness if g.stiffness is not None else weight / GRAB_SAG
-    d = g.damping if g.damping is not None else 2.0 * math.sqrt(k * mass)
-    if d <= 0.0:  # no damper: the series branch carries nothing (and divides by d)
-        return k, 0.0, 1.0, g.max_force_weights * weight
-    return k, 2.0 * k, d, g.max_force_weights * weight
 
 
 class SlinkySolver:
@@ -104,17 +78,11 @@ class SlinkySolver:
         self._scripted = bool(par["drive_frequency"] > 0.0)
         law = LAWS[spec.contact.law] if spec.contact.enabled else LAW_OFF
         self.modes["law"] = law
-        nsub = 1
-        if law == LAW_SOFT:
-            # explicit soft contact: keep omega_c h_sub <= 0.5 (joint inertia ~ I/2)
-            wc = math.sqrt(2.0 * kc / p.I) + dc / p.I
-            nsub = max(1, math.ceil(wc * self.h / 0.5))
+        nsub = soft_substeps(kc, dc, p.I, self.h) if law == LAW_SOFT else 1
         self.modes["substeps"] = nsub
         self._substeps = nsub
-        # while grabbed (GRAB_OMEGA_H): the tip of the grabbed half hoop on both springs
-        omega = math.sqrt((par["grab_stiffness"] + par["grab_maxwell_stiffness"])
-                          / (0.375 * p.m))
-        self._grab_substeps = max(nsub, math.ceil(omega * self.h / GRAB_OMEGA_H))
+        self._grab_substeps = max(nsub, grab_substeps(
+            par["grab_stiffness"], par["grab_maxwell_stiffness"], p.m, self.h))
 
     # -- state ---------------------------------------------------------------
     def reset(self) -> None:

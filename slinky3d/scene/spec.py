@@ -94,7 +94,7 @@ class ContactSpec:
 class GrabSpec:
     """Mouse-grab coupling: a holding spring in parallel with a spring and damper in
     series (docs/model.md section 6), force capped. None: scaled to the Slinky
-    (dynamics.solver.grab_defaults): holding it all sags the grab by 5 mm, damped
+    (dynamics.couplings.grab_defaults): holding it all sags the grab by 5 mm, damped
     critically for its mass."""
 
     stiffness: float | None = None  # N/m

@@ -8,8 +8,9 @@ import math
 import numpy as np
 import pytest
 
+from slinky3d.dynamics.couplings import GRAB_SAG, grab_defaults
 from slinky3d.dynamics.hand import DRIVE_ACCELERATION, DRIVE_REACH
-from slinky3d.dynamics.solver import GRAB_SAG, grab_defaults, warm_up
+from slinky3d.dynamics.solver import warm_up
 from slinky3d.model import chain
 from slinky3d.runtime.simulation import Simulation
 from slinky3d.scene import loader

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from runs import end_error, recorded
 
-from slinky3d.dynamics.solver import grab_defaults
+from slinky3d.dynamics.couplings import grab_defaults
 from slinky3d.model import chain
 from slinky3d.output.recording import record
 from slinky3d.runtime.simulation import Simulation

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 from runs import drive
 
-from slinky3d.dynamics.solver import grab_defaults, warm_up
+from slinky3d.dynamics.couplings import grab_defaults
+from slinky3d.dynamics.solver import warm_up
 from slinky3d.runtime.commands import (
     Grab,
     LogEntry,
