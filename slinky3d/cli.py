@@ -1,5 +1,5 @@
-"""The `slinky3d` command line: simulate, figure, scenes, screenshot, run and replay;
-`slinky3d` alone opens the app on DEFAULT_SCENE.
+"""The `slinky3d` command line: simulate, figure, scenes, screenshot, run, replay and
+record; `slinky3d` alone opens the app on DEFAULT_SCENE.
 
 Every user error prints one line, `slinky3d: error: ...`, and exits with status 2;
 Ctrl-C exits with 130. Heavy modules (solvers, matplotlib, OpenGL) load lazily inside
@@ -130,7 +130,55 @@ def build_parser() -> argparse.ArgumentParser:
                      help=f"{AUTO} (default): 'software' on a CPU rasterizer, else 'gpu'")
     _add_window_test_options(rep)
     rep.set_defaults(func=cmd_replay)
+    _add_record(sub)
     return parser
+
+
+def _add_record(sub: Any) -> None:
+    from slinky3d.output.video import MAX_FPS as MAX_FILM_FPS
+
+    rec = sub.add_parser(
+        "record", help="film a scene (or a logged session) to MP4, GIF or PNGs, headless",
+        description="Film a scene off screen (EGL; llvmpipe when there is no GPU): each "
+        "frame advances the simulation by exactly 1/(fps x slowmo) s, so nothing is "
+        "dropped and a film is reproducible (docs/recording.md).")
+    rec.add_argument("scene", nargs="?", help="scene file or shipped scene name (with "
+                     "--replay: optional, checked against the session's)")
+    rec.add_argument("--out", type=Path, required=True, metavar="FILM",
+                     help="film file: .mp4 (H.264) or .gif (short loops)")
+    rec.add_argument("--duration", type=_number(0, math.inf, True, "a time > 0 in s"),
+                     help="simulated seconds to film (default: the scene's, or the session)")
+    rec.add_argument("--fps", type=_int(1, MAX_FILM_FPS, "frames per second"), default=60,
+                     help="frames per second of the film (default: %(default)s)")
+    rec.add_argument("--slowmo", type=_number(1 / 64, 64, False, "a factor in [1/64, 64]"),
+                     default=1.0, metavar="K",
+                     help="slow motion: K seconds of film per simulated second (default 1)")
+    rec.add_argument("--orbit", type=_number(-3600, 3600, False, "degrees per second "
+                     "in [-3600, 3600]"), default=0.0, metavar="DEG_PER_S",
+                     help="turn the camera about the Slinky, degrees per second of film")
+    rec.add_argument("--hud", action="store_true",
+                     help="write the time and energy on the frames")
+    rec.add_argument("--replay", type=Path, metavar="SESSION.npz",
+                     help="film a session written by `run --log-state`, bit for bit")
+    rec.add_argument("--frames", type=Path, metavar="DIR",
+                     help="also write every frame as DIR/frame_NNNNN.png")
+    _add_view_options(rec)
+    rec.set_defaults(func=cmd_record)
+
+
+def _int(lo: int, hi: int, what: str):
+    """An argparse type: an integer in [lo, hi]."""
+
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        if not lo <= v <= hi:
+            raise argparse.ArgumentTypeError(f"expected {what} in [{lo}, {hi}], got {v}")
+        return v
+
+    return parse
 
 
 def _add_window_test_options(p: argparse.ArgumentParser) -> None:
@@ -265,6 +313,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from slinky3d.viewer import jobs
 
     return jobs.replay(args)
+
+
+def cmd_record(args: argparse.Namespace) -> int:
+    from slinky3d.viewer import filming
+
+    return filming.record(args)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

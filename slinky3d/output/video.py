@@ -1,0 +1,122 @@
+"""Video files: frames streamed one at a time to H.264 in MP4, to a GIF, or to PNGs.
+
+Nothing here draws: the frames come from the viewer (`viewer/filming.py`). A sink holds
+one frame at a time, so a clip of any length costs the same memory. MP4 is libx264,
+yuv420p, CRF 23 through PyAV (its wheel bundles FFmpeg); yuv420p halves the chroma
+resolution, so an MP4's width and height must be even.
+"""
+
+from __future__ import annotations
+
+import os
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from slinky3d.errors import SlinkyError
+
+MP4, GIF = ".mp4", ".gif"
+EXTENSIONS = (MP4, GIF)
+CRF = 23  # x264's default quality: visually clean at a modest size
+MAX_FPS = 240  # frames per second of a film; a player shows no more
+
+
+class FrameSink(Protocol):
+    def write(self, frame: np.ndarray) -> None: ...
+    def close(self) -> None: ...
+
+
+def check_out(path: Path, size: tuple[int, int]) -> None:
+    """A one-line SlinkyError unless `path` is a film this module writes, in a writable
+    folder, at a size its format takes."""
+    ext = path.suffix.lower()
+    if ext not in EXTENSIONS:
+        raise SlinkyError(f"--out: unknown film extension {path.suffix or '(none)'!r} of "
+                          f"{path} (known: {', '.join(EXTENSIONS)})")
+    check_folder(path.parent, "--out", create=False)
+    w, h = size
+    if ext == MP4 and (w % 2 or h % 2):
+        # Refused rather than rounded: the file then has the size asked for, or none.
+        raise SlinkyError(f"--size: an MP4 (yuv420p) needs an even width and height, got "
+                          f"{w}x{h}; try {w + w % 2}x{h + h % 2}")
+
+
+def check_folder(folder: Path, option: str, create: bool) -> None:
+    """A one-line SlinkyError unless `folder` exists (or, with `create`, can be made) and
+    is writable."""
+    folder = folder if str(folder) else Path(".")
+    if create and not folder.exists():
+        try:
+            folder.mkdir(parents=True)
+        except OSError as e:
+            raise SlinkyError(f"{option}: cannot create {folder}: {e.strerror or e}") from None
+    if not folder.is_dir():
+        raise SlinkyError(f"{option}: folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise SlinkyError(f"{option}: folder {folder} is not writable")
+
+
+class VideoWriter:
+    """An MP4 (H.264) or GIF file written frame by frame: `write((h, w, 3) uint8)`."""
+
+    def __init__(self, path: Path, size: tuple[int, int], fps: int):
+        import av
+
+        self.path = path
+        w, h = size
+        try:
+            self._box: Any = av.open(str(path), mode="w")
+        except OSError as e:
+            raise SlinkyError(f"--out: cannot write {path}: {e.strerror or e}") from None
+        if path.suffix.lower() == GIF:
+            stream: Any = self._box.add_stream("gif", rate=Fraction(fps))
+            stream.pix_fmt = "rgb8"  # a fixed 3-3-2 palette: no palette pass over the clip
+        else:
+            stream = self._box.add_stream("libx264", rate=Fraction(fps))
+            stream.pix_fmt = "yuv420p"
+            stream.options = {"crf": str(CRF)}
+        stream.width, stream.height = w, h
+        self._stream = stream
+
+    def write(self, frame: np.ndarray) -> None:
+        import av
+
+        vf = av.VideoFrame.from_ndarray(np.ascontiguousarray(frame), format="rgb24")
+        for packet in self._stream.encode(vf):
+            self._box.mux(packet)
+
+    def close(self) -> None:
+        for packet in self._stream.encode():  # flush the encoder's delayed frames
+            self._box.mux(packet)
+        self._box.close()
+
+
+class PngSequence:
+    """Frames as DIR/frame_00000.png, DIR/frame_00001.png, ..."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.count = 0
+
+    def write(self, frame: np.ndarray) -> None:
+        from PIL import Image
+
+        path = self.folder / f"frame_{self.count:05d}.png"
+        try:
+            Image.fromarray(frame).save(path)
+        except OSError as e:
+            raise SlinkyError(f"--frames: cannot write {path}: {e.strerror or e}") from None
+        self.count += 1
+
+    def close(self) -> None:
+        pass
+
+
+def decode(path: str | Path) -> list[np.ndarray]:
+    """Every frame of a film as (h, w, 3) uint8 (for tests and checks: holds them all)."""
+    import av
+
+    with av.open(str(path)) as box:
+        return [f.to_ndarray(format="rgb24") for f in box.decode(video=0)]

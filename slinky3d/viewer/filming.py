@@ -1,0 +1,269 @@
+"""`slinky3d record`: a scene (or a logged session) filmed off screen, frame by frame.
+
+No clock: each frame advances the simulation by exactly 1 / (fps x slowmo) simulated
+seconds, a whole number of solver steps, so nothing is dropped and two recordings are
+identical. One headless context and one renderer serve the whole clip; each frame is
+drawn, read back and handed to the sink (`output/video.py`) before the next is made.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from slinky3d.errors import SlinkyError
+from slinky3d.output.video import FrameSink, PngSequence, VideoWriter, check_folder, check_out
+from slinky3d.runtime.simulation import Simulation, grid_step
+from slinky3d.runtime.snapshot import Snapshot
+from slinky3d.scene.look import CameraHint, Look, merge_camera
+from slinky3d.scene.reach import lowest, reach_of
+from slinky3d.scene.spec import Scene
+from slinky3d.viewer.camera import OrbitCamera, frame_snapshots
+from slinky3d.viewer.gl.context import headless_context
+from slinky3d.viewer.gl.quality import AUTO
+from slinky3d.viewer.gl.renderer import Renderer
+from slinky3d.viewer.jobs import parse_camera_option, parse_size
+from slinky3d.viewer.stage import stage_for
+
+MAX_FRAMES = 1_000_000  # about 4.6 h at 60 fps: more is a typo
+
+
+@dataclass(frozen=True)
+class Shot:
+    """How a clip is filmed: its size, rate, slow motion and camera."""
+
+    size: tuple[int, int]
+    fps: int
+    slowmo: float = 1.0  # film seconds per simulated second
+    hint: CameraHint = CameraHint()
+    orbit: float = 0.0  # degrees of yaw per second of film
+    hud: bool = False
+    quality: str = AUTO
+
+
+class Camera:
+    """The clip's camera: framed once on the first frame (and how low the Slinkies will
+    reach), so the view holds still while the Slinky moves; --orbit then turns it."""
+
+    def __init__(self, scene: Scene, first: Snapshot, look: Look, shot: Shot):
+        reach = lowest(*reach_of(scene))
+        self.stage = stage_for(look, first, reach)
+        self.base = frame_snapshots((first,), shot.size, shot.hint, self.stage,
+                                    reach=reach_of(scene)[0])
+        self.orbit = math.radians(shot.orbit)
+        self.fps = shot.fps
+
+    def at(self, frame: int) -> OrbitCamera:
+        return replace(self.base, yaw=self.base.yaw + self.orbit * frame / self.fps)
+
+
+def hud_line(snap: Snapshot, t: float, slowmo: float) -> str:
+    """The HUD's text: time, the mechanical energy of all Slinkies, the slow motion."""
+    e = sum(s.energy.kinetic + s.energy.gravity + s.energy.spring
+            for s in snap.slinkies if s.energy is not None)
+    slow = f"   slow motion x{slowmo:g}" if slowmo != 1 else ""
+    return f"t = {t:6.3f} s   E = {e:+.4f} J{slow}"
+
+
+def draw_hud(frame: np.ndarray, text: str) -> np.ndarray:
+    """`text` in the top left corner, white on a dark band (Pillow: the app's imgui
+    overlay needs a window's input and fonts, which a headless film does not have)."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    img = Image.fromarray(frame)
+    px = max(10, frame.shape[0] // 36)
+    try:
+        font: Any = ImageFont.load_default(size=px)
+    except TypeError:  # Pillow < 10.1: one bitmap size
+        font = ImageFont.load_default()
+    draw = ImageDraw.Draw(img)
+    x0, y0, x1, y1 = draw.textbbox((px // 2, px // 2), text, font=font)
+    draw.rectangle((x0 - 4, y0 - 4, x1 + 4, y1 + 4), fill=(0, 0, 0))
+    draw.text((px // 2, px // 2), text, font=font, fill=(255, 255, 255))
+    return np.asarray(img)
+
+
+class Filmer:
+    """One context and one renderer for a whole clip; `frame(k, snap, t)` draws frame k
+    and hands it to every sink."""
+
+    def __init__(self, scene: Scene, first: Snapshot, look: Look, shot: Shot,
+                 sinks: list[FrameSink], total: int, progress: bool):
+        from tqdm import tqdm  # type: ignore[import-untyped]  # no stubs shipped
+
+        self.look, self.shot, self.sinks = look, shot, sinks
+        self.camera = Camera(scene, first, look, shot)
+        self.ctx = headless_context()
+        self.renderer = Renderer(self.ctx, shot.size, quality=shot.quality)
+        self.info = f"{self.ctx.info['GL_RENDERER']}, quality {self.renderer.quality.name}"
+        # None: shown on a terminal only, so logs and tests stay clean
+        self.bar = tqdm(total=total, unit="frame", file=sys.stderr, dynamic_ncols=True,
+                        disable=None if progress else True)
+        self.count = 0
+
+    def frame(self, k: int, snap: Snapshot, t: float) -> None:
+        self.renderer.render(snap, self.look, self.camera.at(k), self.camera.stage)
+        img = self.renderer.read()
+        if self.shot.hud:
+            img = draw_hud(img, hud_line(snap, t, self.shot.slowmo))
+        for sink in self.sinks:
+            sink.write(img)
+        self.count += 1
+        self.bar.update(1)
+
+    def close(self) -> None:
+        self.bar.close()
+        try:
+            for sink in self.sinks:
+                sink.close()
+        finally:
+            self.ctx.release()
+
+
+def frame_count(duration: float, fps: int, slowmo: float) -> int:
+    """Frames of a clip of `duration` simulated seconds: fps x duration x slowmo."""
+    n = round(fps * duration * slowmo)
+    if not 1 <= n <= MAX_FRAMES:
+        raise SlinkyError(f"fps x duration x slowmo = {fps * duration * slowmo:g} frames; "
+                          f"a film has 1 to {MAX_FRAMES} frames")
+    return n
+
+
+Sinks = Callable[[], list[FrameSink]]  # opens the outputs once the options are checked
+
+
+def film(scene: Scene, duration: float, shot: Shot, sinks: Sinks,
+         progress: bool = False) -> dict[str, Any]:
+    """Film `duration` simulated seconds of `scene` from its initial state, into the
+    sinks that `sinks()` opens.
+    Returns figures: frames, the step, steps per frame, the final state hash, wall time."""
+    from slinky3d.dynamics.solver import warm_up
+
+    n = frame_count(duration, shot.fps, shot.slowmo)
+    h, per = grid_step(scene.dt, 1.0 / (shot.fps * shot.slowmo))
+    warm_up()
+    t0 = time.perf_counter()
+    sim = Simulation(scene, h)
+    first = sim.snapshot()
+    look = scene.look if isinstance(scene.look, Look) else Look()
+    filmer = Filmer(scene, first, look, shot, sinks(), n, progress)
+    try:
+        for k in range(n):
+            if k:
+                sim.step(per)
+            filmer.frame(k, first if k == 0 else sim.snapshot(), k * per * h)
+    finally:
+        filmer.close()
+    return {"frames": filmer.count, "h": h, "steps_per_frame": per,
+            "sim_time": (n - 1) * per * h, "final_hash": sim.state_hash(),
+            "wall": time.perf_counter() - t0, "renderer": filmer.info}
+
+
+def film_session(session: Any, duration: float | None, shot: Shot, sinks: Sinks,
+                 progress: bool = False) -> dict[str, Any]:
+    """Film a logged session (`runtime/session.py`'s Session) as `commands.replay` runs
+    it, bit for bit: its own step h, a frame every round(1 / (fps slowmo h)) steps (so the
+    slow motion is as asked to within one step per frame), up to `duration` simulated
+    seconds (default: all of it). `final_hash` is the state at the last frame."""
+    from slinky3d.dynamics.solver import warm_up
+    from slinky3d.runtime.commands import replay
+
+    sc = session.scene
+    h = session.h if session.h is not None else sc.dt
+    every = max(1, round(1.0 / (shot.fps * shot.slowmo * h)))
+    nsteps = session.nsteps if duration is None else min(session.nsteps, round(duration / h))
+    n = nsteps // every + 1
+    if n > MAX_FRAMES:
+        raise SlinkyError(f"{n} frames; a film has at most {MAX_FRAMES}")
+    last = (n - 1) * every
+    warm_up()
+    t0 = time.perf_counter()
+    first = Simulation(sc, h).snapshot()
+    look = sc.look if isinstance(sc.look, Look) else Look()
+    filmer = Filmer(sc, first, look, shot, sinks(), n, progress)
+    final: list[str] = []
+
+    def sample(k: int, sim: Simulation) -> None:
+        filmer.frame(k // every, sim.snapshot(), k * h)
+        if k == last:
+            final.append(sim.state_hash())
+
+    try:
+        replay(sc, session.log, last, session.h, every, sample)
+    finally:
+        filmer.close()
+    return {"frames": filmer.count, "h": h, "steps_per_frame": every,
+            "sim_time": last * h, "final_hash": final[0] if final else "",
+            "wall": time.perf_counter() - t0, "renderer": filmer.info,
+            "slowmo": 1.0 / (shot.fps * every * h)}
+
+
+# -- the command --------------------------------------------------------------------
+def _sinks(out: Path, size: tuple[int, int], fps: int,
+           frames: Path | None) -> Sinks:
+    """Checks every output path now (before any simulation); opens them when called."""
+    check_out(out, size)
+    if frames is not None:
+        check_folder(frames, "--frames", create=True)
+
+    def make() -> list[FrameSink]:
+        sinks: list[FrameSink] = [VideoWriter(out, size, fps)]
+        if frames is not None:
+            sinks.append(PngSequence(frames))
+        return sinks
+
+    return make
+
+
+def record(args: argparse.Namespace) -> int:
+    """`slinky3d record`: film a scene, or a session with --replay, to --out."""
+    from slinky3d.scene.loader import load
+
+    size = parse_size(args.size)
+    cam = parse_camera_option(args.camera)  # fail fast, before simulating
+    if args.scene is None and args.replay is None:
+        raise SlinkyError("record: give a SCENE, or a session with --replay")
+    open_sinks = _sinks(args.out, size, args.fps, args.frames)
+    session = None
+    if args.replay is not None:
+        from slinky3d.output.session import load_session
+        from slinky3d.runtime.session import scene_text
+
+        session = load_session(args.replay)  # another version: a one-line error
+        sc = session.scene
+        if args.scene is not None or args.set:
+            asked = load(args.scene or sc.path or sc.title, args.set)
+            if scene_text(asked) != scene_text(sc):
+                raise SlinkyError(f"--replay: {args.replay} is a session of another scene "
+                                  f"({sc.path or sc.title}), not of {args.scene or 'the --set'}"
+                                  " given")
+    else:
+        sc = load(args.scene, args.set)
+    hint = sc.camera if isinstance(sc.camera, CameraHint) else CameraHint()
+    shot = Shot(size=size, fps=args.fps, slowmo=args.slowmo, hint=merge_camera(hint, cam),
+                orbit=args.orbit, hud=args.hud, quality=args.quality)
+    if session is not None:
+        stats = film_session(session, args.duration, shot, open_sinks, progress=True)
+    else:
+        duration = sc.duration if args.duration is None else args.duration
+        stats = film(sc, duration, shot, open_sinks, progress=True)
+    print(summary(args.out, shot, stats))
+    return 0
+
+
+def summary(out: Path, shot: Shot, stats: dict[str, Any]) -> str:
+    n, wall = stats["frames"], stats["wall"]
+    slowmo = stats.get("slowmo", shot.slowmo)
+    film_s = n / shot.fps
+    rate = f"{n / wall:.1f} frames/s, {film_s / wall:.2f}x real time" if wall > 0 else ""
+    return (f"wrote {out}: {n} frames, {shot.size[0]}x{shot.size[1]} at {shot.fps} fps "
+            f"({film_s:.2f} s of film, {stats['sim_time']:.3f} s simulated, slow motion "
+            f"x{slowmo:.3g}); {rate} ({stats['renderer']})")

@@ -1,0 +1,138 @@
+"""`slinky3d record`: films are deterministic, have fps x duration x slowmo frames, replay
+a session bit for bit, and bad options are one-line errors (small, short clips)."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from slinky3d import cli
+from slinky3d.output.session import SESSION_KEY, load_session, save_session
+from slinky3d.output.video import decode
+from slinky3d.runtime.commands import Grab, Move, Release, replay
+from slinky3d.runtime.session import Session
+from slinky3d.scene import loader
+from slinky3d.viewer import filming
+
+SIZE = "160x96"
+FPS = 20
+
+
+def record(tmp: Path, name: str, *extra: str, scene: str = "drop-plastic") -> Path:
+    out = tmp / name
+    rc = cli.main(["record", scene, "--out", str(out), "--size", SIZE, "--fps", str(FPS),
+                   *extra])
+    assert rc == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def tmp(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("films")
+
+
+@pytest.fixture(scope="module")
+def slow(tmp) -> Path:
+    return record(tmp, "slow.mp4", "--duration", "0.2", "--slowmo", "2", "--hud",
+                  "--frames", str(tmp / "pngs"))
+
+
+def test_a_film_has_fps_x_duration_x_slowmo_frames_and_is_reproducible(tmp, slow):
+    first = decode(slow)
+    assert len(first) == FPS * 0.2 * 2
+    assert first[0].shape == (96, 160, 3)
+    again = decode(record(tmp, "again.mp4", "--duration", "0.2", "--slowmo", "2", "--hud"))
+    assert len(again) == len(first)
+    assert all(np.array_equal(a, b) for a, b in zip(first, again, strict=True))
+    # the Slinky moves: the drop is not a still picture
+    assert not np.array_equal(first[0], first[-1])
+
+
+def test_frames_writes_one_png_per_frame(tmp, slow):
+    pngs = sorted((tmp / "pngs").glob("frame_*.png"))
+    assert [p.name for p in pngs[:2]] == ["frame_00000.png", "frame_00001.png"]
+    assert len(pngs) == len(decode(slow))
+    assert Image.open(pngs[-1]).size == (160, 96)
+
+
+def test_a_gif_is_written_and_decodes(tmp):
+    gif = record(tmp, "loop.gif", "--duration", "0.25", "--orbit", "90")
+    frames = decode(gif)
+    assert gif.read_bytes()[:4] == b"GIF8"
+    assert len(frames) == 5 and frames[0].shape == (96, 160, 3)
+
+
+def test_the_step_divides_a_frame_interval(tmp):
+    """1/(fps K) of simulated time per frame, a whole number of steps no larger than dt."""
+    sc = loader.load("drop-plastic")
+    shot = filming.Shot(size=(32, 32), fps=FPS, slowmo=3.0)
+    stats = filming.film(sc, 0.1, shot, list)
+    assert stats["frames"] == 6
+    assert stats["h"] <= sc.dt
+    assert stats["h"] * stats["steps_per_frame"] == pytest.approx(1 / (FPS * 3.0), rel=1e-12)
+
+
+@pytest.fixture(scope="module")
+def session_file(tmp) -> tuple[Path, Session]:
+    """A short grabbed-and-released session on hanging-plastic, saved as the app does."""
+    sc = loader.load("hanging-plastic")
+    every = round(1 / (FPS * sc.dt))  # steps per filmed frame
+    nsteps = 3 * every
+    log = ((0, Grab(0, 75, (0.05, -0.1))), (5, Move(0, (0.2, 0.0))), (20, Release(0)))
+    final = replay(sc, log, nsteps).state_hash()
+    session = Session(scene=sc, log=log, nsteps=nsteps, final_hash=final)
+    return save_session(tmp / "session.npz", session), session
+
+
+def test_a_filmed_session_ends_on_its_logged_state(tmp, session_file):
+    path, session = session_file
+    shot = filming.Shot(size=(32, 32), fps=FPS)
+    stats = filming.film_session(load_session(path), None, shot, list)
+    assert stats["frames"] == 4
+    assert stats["final_hash"] == session.final_hash
+    out = tmp / "session.mp4"
+    assert cli.main(["record", "hanging-plastic", "--replay", str(path), "--out", str(out),
+                     "--size", SIZE, "--fps", str(FPS)]) == 0
+    assert len(decode(out)) == 4
+
+
+def _one_line_error(capsys, argv: list[str], says: str) -> None:
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("slinky3d: error:") and len(err.splitlines()) == 1, err
+    assert says in err, err
+
+
+@pytest.mark.parametrize("extra,says", [
+    (["--out", "film.avi"], "unknown film extension"),
+    (["--out", "no/such/folder/film.mp4"], "does not exist"),
+    (["--out", "film.mp4", "--size", "161x96"], "even width and height"),
+    (["--out", "film.mp4", "--size", "8x8"], "16 to 8192"),
+    (["--out", "film.mp4", "--duration", "nan"], "--duration"),
+    (["--out", "film.mp4", "--slowmo", "inf"], "--slowmo"),
+    (["--out", "film.mp4", "--orbit", "-inf"], "--orbit"),
+    (["--out", "film.mp4", "--fps", "0"], "--fps"),
+    (["--out", "film.mp4", "--fps", "30.5"], "--fps"),
+    (["--out", "film.mp4", "--duration", "1e9"], "frames"),
+])
+def test_bad_options_are_one_line_errors(capsys, tmp_path, monkeypatch, extra, says):
+    monkeypatch.chdir(tmp_path)
+    _one_line_error(capsys, ["record", "drop-plastic", *extra], says)
+    assert not list(tmp_path.iterdir())  # nothing written
+
+
+def test_a_replay_of_another_scene_or_version_is_refused(capsys, tmp, session_file):
+    path, _ = session_file
+    out = str(tmp / "x.mp4")
+    _one_line_error(capsys, ["record", "1Pa", "--replay", str(path), "--out", out],
+                    "another scene")
+    with np.load(path, allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    d = json.loads(str(arrays[SESSION_KEY][()]))
+    d["version"] = "0.0.1"
+    arrays[SESSION_KEY] = np.array(json.dumps(d))
+    old = tmp / "old.npz"
+    np.savez(old, **arrays)
+    _one_line_error(capsys, ["record", "--replay", str(old), "--out", out], "0.0.1")
