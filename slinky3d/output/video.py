@@ -76,9 +76,12 @@ class VideoWriter:
             self._box: Any = av.open(str(path), mode="w")
         except OSError as e:
             raise SlinkyError(f"--out: cannot write {path}: {e.strerror or e}") from None
-        if path.suffix.lower() == GIF:
+        self._palette: Any = None  # the clip's palette (a Pillow image), from frame 0
+        self._pal8 = np.zeros((256, 4), np.uint8)  # the same, as PyAV's pal8 takes it
+        self.gif = path.suffix.lower() == GIF
+        if self.gif:
             stream: Any = self._box.add_stream("gif", rate=Fraction(fps))
-            stream.pix_fmt = "rgb8"  # a fixed 3-3-2 palette: no palette pass over the clip
+            stream.pix_fmt = "pal8"
         else:
             stream = self._box.add_stream("libx264", rate=Fraction(fps))
             stream.pix_fmt = "yuv420p"
@@ -89,14 +92,49 @@ class VideoWriter:
     def write(self, frame: np.ndarray) -> None:
         import av
 
-        vf = av.VideoFrame.from_ndarray(np.ascontiguousarray(frame), format="rgb24")
+        if self.gif:
+            # pal8 takes (indices, palette); PyAV's stubs know only the single array
+            vf = av.VideoFrame.from_ndarray(self._paletted(frame),  # type: ignore[arg-type]
+                                            format="pal8")
+        else:
+            vf = av.VideoFrame.from_ndarray(np.ascontiguousarray(frame), format="rgb24")
         for packet in self._stream.encode(vf):
             self._box.mux(packet)
+
+    def _paletted(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The frame as palette indices. One palette for the whole clip, from its first
+        frame (a pass over all frames would hold them all), so the background keeps its
+        colours from frame to frame and the GIF stores only what moved; no dithering,
+        whose noise would change every pixel of every frame."""
+        from PIL import Image
+
+        img = Image.fromarray(frame)
+        if self._palette is None:
+            self._palette = img.quantize(256, method=Image.Quantize.MEDIANCUT)
+            rgba = np.full((256, 4), 255, np.uint8)
+            rgb = np.array(self._palette.getpalette(), np.uint8).reshape(-1, 3)[:256]
+            rgba[:len(rgb), :3] = rgb
+            self._pal8 = np.ascontiguousarray(rgba[:, _pal8_columns()])
+        index = img.quantize(palette=self._palette, dither=Image.Dither.NONE)
+        return np.asarray(index), self._pal8
 
     def close(self) -> None:
         for packet in self._stream.encode():  # flush the encoder's delayed frames
             self._box.mux(packet)
         self._box.close()
+
+
+def _pal8_columns() -> list[int]:
+    """Which of R, G, B, A each column of a pal8 palette given to PyAV holds: its byte
+    order has changed between PyAV versions, so it is read off a probe frame."""
+    import av
+
+    probe = np.zeros((256, 4), np.uint8)
+    probe[0] = (0, 1, 2, 3)
+    seen = av.VideoFrame.from_ndarray((np.zeros((2, 2), np.uint8), probe),  # type: ignore[arg-type]
+                                      format="pal8")
+    rgba = seen.to_ndarray(format="rgba")[0, 0]  # rgba[c] = the column that became c
+    return [int(np.flatnonzero(rgba == j)[0]) for j in range(4)]
 
 
 class PngSequence:
