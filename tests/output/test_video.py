@@ -57,11 +57,16 @@ def test_frames_writes_one_png_per_frame(tmp, slow):
     assert Image.open(pngs[-1]).size == (160, 96)
 
 
-def test_a_gif_is_written_and_decodes(tmp):
-    gif = record(tmp, "loop.gif", "--duration", "0.25", "--orbit", "90")
+def test_a_gif_is_written_and_decodes_to_the_rendered_colours(tmp):
+    gif = record(tmp, "loop.gif", "--duration", "0.25", "--orbit", "90",
+                 "--frames", str(tmp / "gif-pngs"))
     frames = decode(gif)
     assert gif.read_bytes()[:4] == b"GIF8"
     assert len(frames) == 5 and frames[0].shape == (96, 160, 3)
+    # 256 colours from the first frame: close to the rendered pixels, channels in order
+    for k in (0, 4):
+        png = np.asarray(Image.open(tmp / "gif-pngs" / f"frame_{k:05d}.png"), float)
+        assert np.abs(frames[k] - png).mean() < 4.0
 
 
 def test_the_step_divides_a_frame_interval(tmp):
