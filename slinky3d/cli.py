@@ -148,6 +148,9 @@ def _add_record(sub: Any) -> None:
                      help="film file: .mp4 (H.264) or .gif (short loops)")
     rec.add_argument("--duration", type=_number(0, math.inf, True, "a time > 0 in s"),
                      help="simulated seconds to film (default: the scene's, or the session)")
+    rec.add_argument("--start", type=_number(0, math.inf, False, "a time >= 0 in s"),
+                     default=0.0, metavar="T0", help="simulated time of the first frame "
+                     "(the run before it is simulated, not filmed; default 0)")
     rec.add_argument("--fps", type=_int(1, MAX_FILM_FPS, "frames per second"), default=60,
                      help="frames per second of the film (default: %(default)s)")
     rec.add_argument("--slowmo", type=_number(1 / 64, 64, False, "a factor in [1/64, 64]"),

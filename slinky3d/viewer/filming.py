@@ -141,9 +141,9 @@ Sinks = Callable[[], list[FrameSink]]  # opens the outputs once the options are 
 
 
 def film(scene: Scene, duration: float, shot: Shot, sinks: Sinks,
-         progress: bool = False) -> dict[str, Any]:
-    """Film `duration` simulated seconds of `scene` from its initial state, into the
-    sinks that `sinks()` opens.
+         progress: bool = False, start: float = 0.0) -> dict[str, Any]:
+    """Film `duration` simulated seconds of `scene` from `start` (rounded to a frame
+    interval; simulated, not filmed, before it), into the sinks that `sinks()` opens.
     Returns figures: frames, the step, steps per frame, the final state hash, wall time."""
     from slinky3d.dynamics.solver import warm_up
 
@@ -152,38 +152,43 @@ def film(scene: Scene, duration: float, shot: Shot, sinks: Sinks,
     warm_up()
     t0 = time.perf_counter()
     sim = Simulation(scene, h)
-    first = sim.snapshot()
+    first = sim.snapshot()  # frames the camera, wherever the clip starts
+    skip = round(start * shot.fps * shot.slowmo)  # frame intervals before the clip
+    sim.step(skip * per)
     look = scene.look if isinstance(scene.look, Look) else Look()
     filmer = Filmer(scene, first, look, shot, sinks(), n, progress)
     try:
         for k in range(n):
             if k:
                 sim.step(per)
-            filmer.frame(k, first if k == 0 else sim.snapshot(), k * per * h)
+            filmer.frame(k, sim.snapshot(), (skip + k) * per * h)
     finally:
         filmer.close()
-    return {"frames": filmer.count, "h": h, "steps_per_frame": per,
+    return {"frames": filmer.count, "h": h, "steps_per_frame": per, "start": skip * per * h,
             "sim_time": (n - 1) * per * h, "final_hash": sim.state_hash(),
             "wall": time.perf_counter() - t0, "renderer": filmer.info}
 
 
 def film_session(session: Any, duration: float | None, shot: Shot, sinks: Sinks,
-                 progress: bool = False) -> dict[str, Any]:
+                 progress: bool = False, start: float = 0.0,
+                 on_frame: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """Film a logged session (`runtime/session.py`'s Session) as `commands.replay` runs
     it, bit for bit: its own step h, a frame every round(1 / (fps slowmo h)) steps (so the
-    slow motion is as asked to within one step per frame), up to `duration` simulated
-    seconds (default: all of it). `final_hash` is the state at the last frame."""
+    slow motion is as asked to within one step per frame), from `start` (rounded down to
+    that grid) for `duration` simulated seconds (default: to the end). `final_hash` is
+    the state at the last frame. on_frame(done, total) is called after each frame."""
     from slinky3d.dynamics.solver import warm_up
     from slinky3d.runtime.commands import replay
 
     sc = session.scene
     h = session.h if session.h is not None else sc.dt
     every = max(1, round(1.0 / (shot.fps * shot.slowmo * h)))
-    nsteps = session.nsteps if duration is None else min(session.nsteps, round(duration / h))
-    n = nsteps // every + 1
+    k0 = min(session.nsteps, round(start / h)) // every * every
+    end = session.nsteps if duration is None else min(session.nsteps, k0 + round(duration / h))
+    n = (end - k0) // every + 1
     if n > MAX_FRAMES:
         raise SlinkyError(f"{n} frames; a film has at most {MAX_FRAMES}")
-    last = (n - 1) * every
+    last = k0 + (n - 1) * every
     warm_up()
     t0 = time.perf_counter()
     first = Simulation(sc, h).snapshot()
@@ -192,7 +197,11 @@ def film_session(session: Any, duration: float | None, shot: Shot, sinks: Sinks,
     final: list[str] = []
 
     def sample(k: int, sim: Simulation) -> None:
-        filmer.frame(k // every, sim.snapshot(), k * h)
+        if k < k0:  # before the clip: replayed, not filmed
+            return
+        filmer.frame((k - k0) // every, sim.snapshot(), k * h)
+        if on_frame is not None:
+            on_frame(filmer.count, n)
         if k == last:
             final.append(sim.state_hash())
 
@@ -201,9 +210,114 @@ def film_session(session: Any, duration: float | None, shot: Shot, sinks: Sinks,
     finally:
         filmer.close()
     return {"frames": filmer.count, "h": h, "steps_per_frame": every,
-            "sim_time": last * h, "final_hash": final[0] if final else "",
+            "sim_time": (last - k0) * h, "start": k0 * h,
+            "final_hash": final[0] if final else "",
             "wall": time.perf_counter() - t0, "renderer": filmer.info,
             "slowmo": 1.0 / (shot.fps * every * h)}
+
+
+# -- a clip of the app's session, filmed in the background ---------------------------
+def clip_path(scene: Scene, folder: Path | None = None) -> Path:
+    """Where the app saves a clip: the user's videos folder, slinky3d/SCENE-TIME.mp4."""
+    import platformdirs
+
+    folder = folder or Path(platformdirs.user_videos_dir()) / "slinky3d"
+    stem = Path(scene.path).stem if scene.path else "slinky"
+    return folder / f"{stem}-{time.strftime('%Y%m%d-%H%M%S')}.mp4"
+
+
+def _film_in_child(text: str, out: str, shot: Shot, start: float, duration: float | None,
+                   done: Any, total: Any, result: Any) -> None:
+    """The body of BackgroundFilm's process: the session from its JSON, filmed to `out`."""
+    import os
+
+    from slinky3d.runtime.session import session_from_json
+
+    try:
+        os.nice(10)  # the app's window keeps the CPU it needs
+    except OSError:
+        pass
+
+    def on_frame(k: int, n: int) -> None:
+        total.value, done.value = n, k
+
+    try:
+        session = session_from_json(text, "the app's session")
+        path = Path(out)
+        check_folder(path.parent, "clip", create=True)
+        check_out(path, shot.size)
+        film_session(session, duration, shot, lambda: [VideoWriter(path, shot.size, shot.fps)],
+                     start=start, on_frame=on_frame)
+        result.put(("done", out))
+    except SlinkyError as e:
+        result.put(("error", str(e)))
+    except Exception as e:  # noqa: BLE001 - reported to the app as one line, not raised
+        result.put(("error", f"{type(e).__name__}: {e}"))
+
+
+class BackgroundFilm:
+    """A clip of a session (the app's: V or K), filmed off screen in another process at
+    full quality while the app goes on: the window never waits for it. `status()` is
+    what the HUD shows; `finished`, `path` and `error` tell how it ended.
+
+    The session is re-run from its log (`film_session`), so the clip shows the logged
+    states exactly, at the film's frame rate, however the window's frames were paced.
+    A separate process (spawned: a fork would copy the window's GL and threads) has its
+    own GIL and its own headless context; it runs at a lower priority (nice 10).
+    """
+
+    def __init__(self, session: Any, out: Path, shot: Shot, start: float = 0.0,
+                 duration: float | None = None):
+        import multiprocessing
+
+        from slinky3d.runtime.session import session_json
+
+        mp = multiprocessing.get_context("spawn")
+        self.path = out
+        self.error: str | None = None
+        self.finished = False
+        self._done, self._total = mp.Value("i", 0), mp.Value("i", 0)
+        self._result: Any = mp.Queue()
+        self._process = mp.Process(
+            target=_film_in_child, daemon=True, name="slinky3d-clip",
+            args=(session_json(session), str(out), shot, start, duration, self._done,
+                  self._total, self._result))
+        self._process.start()
+
+    def poll(self) -> bool:
+        """Whether the clip is finished (written, or failed: see `error`)."""
+        import queue
+
+        if self.finished:
+            return True
+        try:
+            kind, text = self._result.get_nowait()
+        except queue.Empty:
+            if self._process.is_alive():
+                return False
+            try:  # it may have put its result just before it ended
+                kind, text = self._result.get(timeout=1.0)
+            except queue.Empty:
+                kind, text = "error", f"the filming process died (exit {self._process.exitcode})"
+        self.finished = True
+        if kind == "error":
+            self.error = text
+        self._process.join(timeout=5.0)
+        return True
+
+    def status(self) -> str:
+        """One line for the HUD: progress, then the file's path or what went wrong."""
+        if not self.poll():
+            n = self._total.value
+            return f"filming clip: frame {self._done.value}/{n}" if n else "filming clip..."
+        return f"clip failed: {self.error}" if self.error else f"clip saved: {self.path}"
+
+    def cancel(self) -> None:
+        if self._process.is_alive():
+            self._process.terminate()
+            self._process.join(timeout=5.0)
+        if not self.finished:
+            self.finished, self.error = True, "cancelled"
 
 
 # -- the command --------------------------------------------------------------------
@@ -251,10 +365,11 @@ def record(args: argparse.Namespace) -> int:
     shot = Shot(size=size, fps=args.fps, slowmo=args.slowmo, hint=merge_camera(hint, cam),
                 orbit=args.orbit, hud=args.hud, quality=args.quality)
     if session is not None:
-        stats = film_session(session, args.duration, shot, open_sinks, progress=True)
+        stats = film_session(session, args.duration, shot, open_sinks, progress=True,
+                             start=args.start)
     else:
         duration = sc.duration if args.duration is None else args.duration
-        stats = film(sc, duration, shot, open_sinks, progress=True)
+        stats = film(sc, duration, shot, open_sinks, progress=True, start=args.start)
     print(summary(args.out, shot, stats))
     return 0
 
@@ -265,5 +380,6 @@ def summary(out: Path, shot: Shot, stats: dict[str, Any]) -> str:
     film_s = n / shot.fps
     rate = f"{n / wall:.1f} frames/s, {film_s / wall:.2f}x real time" if wall > 0 else ""
     return (f"wrote {out}: {n} frames, {shot.size[0]}x{shot.size[1]} at {shot.fps} fps "
-            f"({film_s:.2f} s of film, {stats['sim_time']:.3f} s simulated, slow motion "
+            f"({film_s:.2f} s of film, {stats['sim_time']:.3f} s simulated from "
+            f"t = {stats['start']:.3f} s, slow motion "
             f"x{slowmo:.3g}); {rate} ({stats['renderer']})")

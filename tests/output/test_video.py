@@ -2,6 +2,7 @@
 a session bit for bit, and bad options are one-line errors (small, short clips)."""
 
 import json
+import time
 from pathlib import Path
 
 import numpy as np
@@ -141,3 +142,62 @@ def test_a_replay_of_another_scene_or_version_is_refused(capsys, tmp, session_fi
     old = tmp / "old.npz"
     np.savez(old, **arrays)
     _one_line_error(capsys, ["record", "--replay", str(old), "--out", out], "0.0.1")
+
+
+def test_a_clip_filmed_in_the_background_plays_the_logged_states(tmp, session_file):
+    """The app's V/K clip: the session's last frames, filmed in another process, are the
+    frames of the same window filmed here (the same logged states, the same pixels)."""
+    _, session = session_file
+    shot = filming.Shot(size=(64, 48), fps=FPS)
+    start = 1 / FPS  # the clip leaves out the first frame interval
+    here = tmp / "here.mp4"
+    stats = filming.film_session(session, None, shot,
+                                 lambda: [filming.VideoWriter(here, shot.size, FPS)],
+                                 start=start)
+    assert stats["frames"] == 3 and stats["final_hash"] == session.final_hash
+    out = filming.clip_path(session.scene, tmp / "videos")
+    assert out.parent == tmp / "videos" and out.name.startswith("hanging-plastic-")
+    job = filming.BackgroundFilm(session, out, shot, start=start)
+    deadline = time.monotonic() + 120
+    while not job.poll():
+        assert time.monotonic() < deadline, job.status()
+        time.sleep(0.1)
+    assert job.error is None and job.status() == f"clip saved: {out}"
+    clip, ref = decode(out), decode(here)
+    assert len(clip) == 3
+    assert all(np.array_equal(a, b) for a, b in zip(clip, ref, strict=True))
+
+
+def test_a_background_clip_that_fails_says_why_in_one_line(tmp, session_file):
+    _, session = session_file
+    job = filming.BackgroundFilm(session, tmp / "clip.avi", filming.Shot(size=(64, 48), fps=FPS))
+    deadline = time.monotonic() + 120
+    while not job.poll():
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    assert job.status().startswith("clip failed: --out: unknown film extension")
+    assert len(job.status().splitlines()) == 1
+
+
+class Frames:
+    """A sink that keeps the frames (tests only: a film never holds them all)."""
+
+    def __init__(self) -> None:
+        self.frames: list[np.ndarray] = []
+
+    def write(self, frame: np.ndarray) -> None:
+        self.frames.append(frame.copy())
+
+    def close(self) -> None:
+        pass
+
+
+def test_start_films_the_same_frames_later_in_the_run():
+    sc = loader.load("drop-plastic")
+    shot = filming.Shot(size=(64, 48), fps=FPS, slowmo=2.0)
+    whole, tail = Frames(), Frames()
+    filming.film(sc, 0.2, shot, lambda: [whole])
+    stats = filming.film(sc, 0.1, shot, lambda: [tail], start=0.1)
+    assert stats["start"] == pytest.approx(0.1, abs=1e-12)
+    assert len(whole.frames) == 8 and len(tail.frames) == 4
+    assert all(np.array_equal(a, b) for a, b in zip(whole.frames[4:], tail.frames, strict=True))
