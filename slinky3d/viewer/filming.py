@@ -54,10 +54,10 @@ class Camera:
     reach), so the view holds still while the Slinky moves; --orbit then turns it."""
 
     def __init__(self, scene: Scene, first: Snapshot, look: Look, shot: Shot):
-        reach = lowest(*reach_of(scene))
-        self.stage = stage_for(look, first, reach)
-        self.base = frame_snapshots((first,), shot.size, shot.hint, self.stage,
-                                    reach=reach_of(scene)[0])
+        hanging, falling = reach_of(scene)
+        self.stage = stage_for(look, first, lowest(hanging, falling))
+        # framed down to the hanging reach only, as screenshot: a fall would shrink the view
+        self.base = frame_snapshots((first,), shot.size, shot.hint, self.stage, hanging)
         self.orbit = math.radians(shot.orbit)
         self.fps = shot.fps
 
