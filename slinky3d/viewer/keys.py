@@ -15,6 +15,7 @@ DRIVE_FAST = 1.5  # m/s, with Shift
 TIME_SCALES = tuple(2.0**-k for k in range(6))
 REPLAY_SECONDS = 5.0  # I replays this much of the recent past ...
 REPLAY_SPEED = 1 / 8  # ... at this speed
+CLIP_KEEP = 10.0  # s: K films this much of the recent past
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,9 @@ BINDINGS: tuple[Binding, ...] = (
     Binding(("I",), "replay", "I", f"instant replay: the last {REPLAY_SECONDS:g} s at "
             f"1/{1 / REPLAY_SPEED:g} speed"),
     Binding(("P",), "screenshot", "P", "screenshot into your pictures folder"),
+    Binding(("V",), "clip", "V", "film a clip: V to start, V again to make it (1080p60, "
+            "into your videos folder)"),
+    Binding(("K",), "keep", "K", f"make a clip of the last {CLIP_KEEP:g} s"),
     Binding(("F11", "F"), "fullscreen", "F11 / F", "full screen / window"),
     Binding(("H", "F1"), "help", "H / F1", "this help"),
     Binding(("C", "HOME"), "camera", "C", "reset the camera"),

@@ -21,6 +21,7 @@ from slinky3d.runtime import commands
 from slinky3d.runtime.snapshot import Snapshot, lerp
 from slinky3d.scene.look import CameraHint, Look
 from slinky3d.viewer import coupling, keys, picking
+from slinky3d.viewer.clips import Clips
 from slinky3d.viewer.controls import Controls
 from slinky3d.viewer.instant_replay import InstantReplay
 from slinky3d.viewer.overlay import Overlay
@@ -48,10 +49,10 @@ def pictures_dir() -> Path:
     return Path(platformdirs.user_pictures_dir())
 
 
-class Viewer(Controls, InstantReplay, OverlayViewAssembly):
+class Viewer(Controls, InstantReplay, Clips, OverlayViewAssembly):
     """One window showing one scene (and the scenes the user opens from it): its input
-    in controls.py, the instant replay in instant_replay.py, what the overlay shows in
-    overlay_view.py."""
+    in controls.py, the instant replay in instant_replay.py, clips in clips.py, what the
+    overlay shows in overlay_view.py."""
 
     def __init__(self, scene, look: Look, hint: CameraHint, size: tuple[int, int],
                  quality: str = "auto", max_frames: int = 0, save_frame: Path | None = None,
@@ -182,6 +183,7 @@ class Viewer(Controls, InstantReplay, OverlayViewAssembly):
         snap = self._snapshot_now(now)
         self._shown = snap
         self._update_hover()
+        self.poll_clip()
         self._render(snap, self._screen)
         self._overlay(snap, now)
         self.frames += 1
@@ -271,7 +273,9 @@ class Viewer(Controls, InstantReplay, OverlayViewAssembly):
         return np.frombuffer(buf, np.uint8).reshape(h, w, 3)[::-1].copy()
 
     def quit(self) -> None:
-        """Stop the solver thread, free the overlay (the context still current), close."""
+        """Stop the solver thread and a clip being made, free the overlay (the context
+        still current), close."""
+        self.close_clips()
         self.source.stop()
         if self.window.context is not None:
             self.window.switch_to()

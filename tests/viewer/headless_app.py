@@ -170,7 +170,7 @@ def keys_(out):
             elif b.action == "replay":
                 res[tag] = press(name) + [v.replay is not None]
                 press(name)
-            elif b.action == "screenshot":
+            elif b.action in ("screenshot", "clip", "keep"):
                 res[tag] = press(name) + [v.message]
             elif b.action == "fullscreen":
                 was = w.fullscreen
