@@ -282,6 +282,17 @@ def test_bar_geometry():
         "1", "1/2", "1/8", "1/32", "2", "4"]
 
 
+def test_hud_words_and_plot_range():
+    assert [hud_module.count_text(n, "contact") for n in (0, 1, 2)] == [
+        "0 contacts", "1 contact", "2 contacts"]
+    # A flat line above the others (a still spring's energy) lies inside the range.
+    t = np.linspace(0, 1, 50)
+    lo, hi = hud_module.plot_range([0 * t, 666 + 0 * t, 10 * t, np.array([np.nan])])
+    assert lo < 0 < 666 < hi < 800
+    lo, hi = hud_module.plot_range([-3 + 0 * t])
+    assert lo < -3 < 0 < hi
+
+
 def test_help_notice_badge_and_scrubber(rig):
     from slinky3d.viewer.overlay import ReplayView, Scrub
 
@@ -344,3 +355,4 @@ def test_disjoint_rectangles_cover_the_union_once():
         union[max(0, int(np.floor(y0))):int(np.ceil(y1)),
               max(0, int(np.floor(x0))):int(np.ceil(x1))] = True
     assert count.max() == 1 and np.array_equal(count == 1, union)
+
