@@ -31,6 +31,7 @@ PLOT_SECONDS = 10.0  # s of history in the plot
 PLOT_POINTS = 150  # points per line at most (~3 px apart): the plot's cost grows with them
 HUD_ALPHA = 0.55  # background opacity
 PLOT_MARGIN = 0.08  # of the plotted values' range, above and below them
+WINDOW = "##hud"  # the HUD's imgui window (overlay.py caches it as a layer of its own)
 SLOT = 3.0  # width of a bar's column, in font sizes (its labels are 0.75 of one)
 
 
@@ -142,7 +143,9 @@ class Hud:
         pad = 0.5 * self.px
         imgui.set_next_window_pos((pad, pad))
         imgui.set_next_window_bg_alpha(HUD_ALPHA)
-        imgui.begin("##hud", None, flags)
+        imgui.begin(WINDOW, None, flags)
+        # Under every other window, as overlay_cache.py lays its layers over each other.
+        imgui.internal.bring_window_to_display_back(imgui.internal.get_current_window())
         self._text(view, imgui)
         if view.energy is not None:
             if self._start is None:

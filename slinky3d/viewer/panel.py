@@ -97,7 +97,8 @@ class Panel:
         self.edit: PanelValues | None = None  # what the panel shows
         self.path = ""
         self._scene_name: str | None = None
-        # Screen rectangles (x0, y0, x1, y1) of the last frame's buttons, by label.
+        # Screen rectangles (x0, y0, x1, y1) of the last frame's buttons and sliders, by
+        # label.
         self.rects: dict[str, tuple[float, float, float, float]] = {}
         self.rect = (0.0, 0.0, 0.0, 0.0)  # the panel window's, last frame
 
@@ -147,6 +148,8 @@ class Panel:
             flags = imgui.SliderFlags_.logarithmic if s.log else 0
             x = getattr(v, s.field)
             changed, y = imgui.slider_float(s.label, x * s.factor, s.lo, s.hi, s.fmt, flags)
+            a, b = imgui.get_item_rect_min(), imgui.get_item_rect_max()
+            self.rects[s.label] = (a.x, a.y, b.x, b.y)  # the slider's frame
             if changed:
                 new: dict[str, Any] = {s.field: rounded(y / s.factor, s.field)}
                 v = replace(v, **new)
