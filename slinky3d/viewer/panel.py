@@ -121,7 +121,7 @@ class Panel:
             if self.edit is not None:
                 self._values(imgui, actions)
             if view.replay is not None:
-                self._scrubber(view.replay, imgui, actions)
+                self._scrubber(view.replay, view.paused, imgui, actions)
         self.rect = window_rect(imgui)
         imgui.end()
         if not keep:
@@ -190,13 +190,18 @@ class Panel:
                 actions.append(ApplyParams(v))
             actions.append(SaveScene(self.path))
 
-    def _scrubber(self, replay: Any, imgui: Any, actions: list[Action]
+    def _scrubber(self, replay: Any, paused: bool, imgui: Any, actions: list[Action]
                   ) -> None:
         imgui.separator()
         imgui.text("replay (last 10 s)")
         imgui.push_item_width(15 * self.px)
         lo, hi = replay.t_start, max(replay.t_end, replay.t_start + 1e-6)
-        changed, t = imgui.slider_float("##scrub", replay.t, lo, hi, "t = %.3f s")
+        # Following live play the knob stays at the right end and says so: the panel
+        # then looks the same from frame to frame (and is not drawn again, see
+        # overlay_cache.py); the HUD shows the time.
+        live = not paused and not replay.playing and replay.t >= replay.t_end
+        changed, t = imgui.slider_float("##scrub", replay.t, lo, hi,
+                                        "live" if live else "t = %.3f s")
         imgui.pop_item_width()
         a, b = imgui.get_item_rect_min(), imgui.get_item_rect_max()
         self.rects["scrub"] = (a.x, a.y, b.x, b.y)

@@ -472,4 +472,14 @@ def test_the_panel_layer_is_drawn_again_only_when_it_changes(rig):
         rig.scene_frame()
         cache.frame(v, rig.fbo, (W, H), 100.0 + k * REFRESH)
     assert panel.draws == drawn and hud.draws > 6
+    # Live play: the scrubber follows the newest time, and the panel looks the same.
+    for k in range(10):
+        t1 = 9.0 + 0.5 * k
+        live = ReplayView(playing=False, speed=1 / 8, t=t1, t_start=max(0.0, t1 - 10.0),
+                          t_end=t1)
+        rig.scene_frame()
+        cache.frame(rig.view(panel=want, replay=live), rig.fbo, (W, H), 200.0 + k * REFRESH)
+        if k == 2:  # the panel has grown to take the scrubber (auto-resized)
+            drawn = panel.draws
+    assert panel.draws == drawn
 
