@@ -30,6 +30,8 @@ BARS: tuple[tuple[str, tuple[float, float, float]], ...] = (
 PLOT_SECONDS = 10.0  # s of history in the plot
 PLOT_POINTS = 150  # points per line at most (~3 px apart): the plot's cost grows with them
 HUD_ALPHA = 0.55  # background opacity
+PLOT_MARGIN = 0.08  # of the plotted values' range, above and below them
+WINDOW = "##hud"  # the HUD's imgui window (overlay.py caches it as a layer of its own)
 SLOT = 3.0  # width of a bar's column, in font sizes (its labels are 0.75 of one)
 
 
@@ -54,6 +56,21 @@ def bar_spans(values: tuple[float, ...], top: float, bottom: float,
         y = zero - v / span * height
         out.append((min(y, zero), max(y, zero)))
     return out
+
+
+def count_text(n: int, noun: str) -> str:
+    """A count and its noun: 1 contact, 2 contacts, 0 contacts."""
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def plot_range(series: list[np.ndarray]) -> tuple[float, float]:
+    """The energy plot's y range: every plotted value and zero inside it, with a margin
+    (ImPlot's own fit lags a frame behind, and a flat line has no range to fit)."""
+    values = [np.asarray(y)[np.isfinite(y)] for y in series]
+    lo = min([0.0, *(float(v.min()) for v in values if v.size)])
+    hi = max([0.0, *(float(v.max()) for v in values if v.size)])
+    margin = PLOT_MARGIN * (hi - lo) if hi > lo else 1.0
+    return lo - margin, hi + margin
 
 
 def scale_text(scale: float) -> str:
@@ -126,7 +143,9 @@ class Hud:
         pad = 0.5 * self.px
         imgui.set_next_window_pos((pad, pad))
         imgui.set_next_window_bg_alpha(HUD_ALPHA)
-        imgui.begin("##hud", None, flags)
+        imgui.begin(WINDOW, None, flags)
+        # Under every other window, as overlay_cache.py lays its layers over each other.
+        imgui.internal.bring_window_to_display_back(imgui.internal.get_current_window())
         self._text(view, imgui)
         if view.energy is not None:
             if self._start is None:
@@ -149,7 +168,7 @@ class Hud:
             line += "    PAUSED"
         imgui.text(line)
         imgui.text(f"real time \u00d7{snap.real_time_factor:.2f}    {view.fps:3.0f} FPS    "
-                   f"{contacts} contacts" + ("    side view" if view.side_view else ""))
+                   + count_text(contacts, "contact") + ("    side view" if view.side_view else ""))
         if snap.behind:
             imgui.text_colored((1.0, 0.7, 0.3, 1.0), "behind real time: the machine can't "
                                                      "keep up")
@@ -207,12 +226,14 @@ class Hud:
                  | implot.Flags_.no_box_select | implot.Flags_.no_mouse_text)
         imgui.push_font(None, 0.7 * self.px)
         if implot.begin_plot("##energy", (w, 5.0 * self.px), flags):
-            implot.setup_axes("t (s)", name, implot.AxisFlags_.none,
-                              implot.AxisFlags_.auto_fit)
+            ys = [np.ascontiguousarray(y / size) for y in series]
+            lo, hi = plot_range(ys)
+            implot.setup_axes("t (s)", name)
             implot.setup_axis_limits(implot.ImAxis_.x1, t_end - PLOT_SECONDS, t_end,
                                      implot.Cond_.always)
-            for (label, rgb), y in zip(BARS, series, strict=True):
+            implot.setup_axis_limits(implot.ImAxis_.y1, lo, hi, implot.Cond_.always)
+            for (label, rgb), y in zip(BARS, ys, strict=True):
                 spec = implot.Spec(line_color=(*rgb, 1.0), line_weight=2.0)
-                implot.plot_line(label, t, np.ascontiguousarray(y / size), spec)
+                implot.plot_line(label, t, y, spec)
             implot.end_plot()
         imgui.pop_font()

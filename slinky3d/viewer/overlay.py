@@ -37,6 +37,7 @@ Use (the window's side):
 
 from __future__ import annotations
 
+import ctypes
 import os
 import sys
 import time
@@ -45,6 +46,7 @@ from typing import Any
 
 from slinky3d.runtime.snapshot import Energy, Snapshot
 from slinky3d.scene.edit import PanelValues
+from slinky3d.viewer.hud import WINDOW as HUD
 from slinky3d.viewer.hud import Hud, scale_text
 from slinky3d.viewer.overlay_input import OverlayInput
 from slinky3d.viewer.panel import Action, ApplyParams, ClosePanel, Panel, SaveScene, Scrub
@@ -54,6 +56,10 @@ __all__ = ["Action", "ApplyParams", "ClosePanel", "Overlay", "OverlayView", "Pan
 
 FONT = "Roboto/Roboto-Regular.ttf"  # in imgui-bundle's fonts; its default font is 13 px
 NOTICE_SIZE = 1.6  # the centre notice and the replay badge, in font sizes
+# The overlay's layers, bottom to top (overlay_cache.py caches each apart): the HUD, whose
+# figures change ten times a second, and the rest (the panel, popups, help, notice,
+# badge), which changes only when something is done to it.
+LAYERS = ("hud", "panel")
 
 
 @dataclass(frozen=True)
@@ -126,6 +132,9 @@ class Overlay:
         self._backend = backend(window)
         self._input = OverlayInput(self._backend, io, self._over_panel)
         self.rects: list[tuple[float, float, float, float]] = []  # see frame()
+        # The same by layer (LAYERS), see build().
+        self.layer_rects: dict[str, list[tuple[float, float, float, float]]] = {}
+        self._data: Any = None  # the draw data build() made
         window.push_handlers(self._input)
         self.hud = Hud(font_px)
         self.panel = Panel(font_px)
@@ -154,6 +163,14 @@ class Overlay:
         (overlay_cache.py): colours come out premultiplied by their alpha, and the alpha
         is the overlay's coverage. `rects` then holds the screen rectangles it drew in
         (framebuffer pixels, x0, y0, x1, y1 with y up)."""
+        actions = self.build(view)
+        self.render(None, premultiplied)
+        return actions
+
+    def build(self, view: OverlayView) -> list[Action]:
+        """One frame of imgui (input taken, every window submitted), not yet drawn: then
+        `render` draws all of it or one of LAYERS, `signature` tells what a layer shows
+        and `layer_rects` where. Returns the user's requests, as `frame`."""
         imgui, implot = self._imgui, self._implot
         imgui.set_current_context(self._ctx)
         implot.set_current_context(self._plot_ctx)
@@ -173,9 +190,38 @@ class Overlay:
             self._help(view.help_lines)
         imgui.render()
         data = imgui.get_draw_data()
-        self._backend.render(data, premultiplied)
-        self.rects = _rects(imgui, data)
+        # Once per frame, whichever layers get drawn: the backend's render asks again.
+        data.scale_clip_rects(imgui.get_io().display_framebuffer_scale)
+        self._data = data
+        boxes = _rects(imgui, data)
+        self.rects = [r for _, r in boxes]
+        self.layer_rects = {name: [r for layer, r in boxes if layer == name]
+                            for name in LAYERS}
         return actions
+
+    def render(self, layer: str | None = None, premultiplied: bool = False) -> None:
+        """Draw the frame `build` made (layer None: all of it; else only the draw lists of
+        that one of LAYERS) into the bound framebuffer; `premultiplied` as in `frame`."""
+        lists = [d for d in self._data.cmd_lists
+                 if layer is None or _layer(d._owner_name) == layer]
+        self._backend.render(_DrawLists(lists), premultiplied)
+
+    def signature(self, layer: str) -> tuple:
+        """What the frame `build` made draws in `layer`: its vertices, indices, clip
+        rectangles and textures, and its windows' boxes. Equal signatures, equal pixels."""
+        from imgui_bundle import imgui
+
+        out: list = [tuple(self.layer_rects[layer])]
+        for d in self._data.cmd_lists:
+            if _layer(d._owner_name) != layer:
+                continue
+            out.append(ctypes.string_at(d.vtx_buffer.data_address(),
+                                        d.vtx_buffer.size() * imgui.VERTEX_SIZE))
+            out.append(ctypes.string_at(d.idx_buffer.data_address(),
+                                        d.idx_buffer.size() * imgui.INDEX_SIZE))
+            out.extend((tuple(c.clip_rect), c.tex_ref.get_tex_id(), c.elem_count,
+                        c.idx_offset, c.vtx_offset) for c in d.cmd_buffer)
+        return tuple(out)
 
     def close(self) -> None:
         """Free the overlay's GL objects (call while the window's context is current,
@@ -350,17 +396,37 @@ class _CoverageGL:
         self._gl.glBlendFuncSeparate(src, dst, self._gl.GL_ONE, dst)
 
 
-def _rects(imgui: Any, data: Any) -> list[tuple[float, float, float, float]]:
-    """The boxes of the imgui windows drawn this frame (children lie in theirs; boxes
-    may overlap): framebuffer pixels (x0, y0, x1, y1), y up."""
+def _layer(name: str) -> str:
+    """The layer of a window or draw list, by its (owner window's) name: the HUD, its
+    children and the background list under everything, all else above."""
+    hud = name == HUD or name.startswith(HUD + "/") or name == "##Background"
+    return LAYERS[0] if hud else LAYERS[1]
+
+
+class _DrawLists:
+    """Some of a frame's draw lists, as the backend's render reads an ImDrawData (its
+    clip rectangles already scaled by `Overlay.build`)."""
+
+    def __init__(self, lists: list):
+        self.cmd_lists = lists
+
+    def scale_clip_rects(self, scale: Any) -> None:
+        pass
+
+
+def _rects(imgui: Any, data: Any) -> list[tuple[str, tuple[float, float, float, float]]]:
+    """The boxes of the imgui windows drawn this frame with their layers (children lie
+    in their parent's box; popups need not; boxes may overlap): framebuffer pixels
+    (x0, y0, x1, y1), y up."""
     sx, sy = data.framebuffer_scale.x, data.framebuffer_scale.y
     h = data.display_size.y * sy
+    child = imgui.WindowFlags_.child_window
     out = []
     for w in imgui.get_current_context().windows:
-        if not w.active or w.hidden or w.parent_window is not None:
+        if not w.active or w.hidden or (w.parent_window is not None and w.flags & child):
             continue
         x0, y0 = w.pos.x * sx, w.pos.y * sy
         x1, y1 = x0 + w.size.x * sx, y0 + w.size.y * sy
         if x1 > x0 and y1 > y0:
-            out.append((x0, h - y1, x1, h - y0))
+            out.append((_layer(w.name), (x0, h - y1, x1, h - y0)))
     return out

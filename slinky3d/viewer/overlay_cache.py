@@ -1,12 +1,19 @@
-"""The overlay drawn into a buffer a few times a second and laid over every frame.
+"""The overlay drawn into buffers a few times a second and laid over every frame.
 
 On a software rasterizer the overlay (HUD text, energy bars and plot, the panel) costs
-a frame about 4 ms: imgui's Python and its layers of blended pixels. Most frames show
-it unchanged, or with figures that need not change 60 times a second. So it is drawn
-into a transparent buffer every REFRESH s, and at once when it may look different
-(a key, a click, the pointer over the panel, a panel, help, message or notice shown or
-gone, the window resized); other frames only lay that buffer over the 3D picture,
-inside the rectangles the overlay drew in.
+a frame about 4 ms: imgui's Python and its layers of blended pixels, in proportion to
+the area drawn. Most frames show it unchanged, or with figures that need not change 60
+times a second. So imgui's frame is made every REFRESH s, and at once when the overlay
+may look different (a key, a click, the pointer over the panel, a panel, help, message
+or notice shown or gone, the window resized); other frames only lay the buffers over
+the 3D picture, inside the rectangles the overlay drew in.
+
+The overlay's layers (overlay.LAYERS: the HUD under the panel, help, notice and badge)
+have a buffer each, and a layer is drawn into its buffer only when what it would draw
+differs from what its buffer holds (the same vertices, clip rectangles and textures:
+the same pixels). The HUD's figures change at every refresh; the panel, the larger,
+only when it is used. Every window is still submitted to imgui in each of its frames,
+so the panel keeps taking clicks, slider drags and text as when drawn directly.
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ import moderngl
 import numpy as np
 
 from slinky3d.viewer.gl.programs import program
-from slinky3d.viewer.overlay import OverlayView
+from slinky3d.viewer.overlay import LAYERS, OverlayView
 
 REFRESH = 0.1  # s between redraws of an unchanged overlay (HUD figures at 10 Hz)
 
@@ -57,18 +64,32 @@ def disjoint(rects, size: tuple[int, int]) -> list[tuple[int, int, int, int]]:
     return out
 
 
+class Layer:
+    """One layer's buffer and the rectangles to lay it over in."""
+
+    def __init__(self, ctx: moderngl.Context, prog: moderngl.Program, size: tuple[int, int]):
+        self.tex = ctx.texture(size, 4)
+        self.fbo = ctx.framebuffer(self.tex)
+        self.buffer = ctx.buffer(reserve=4096, dynamic=True)
+        self.vao = ctx.vertex_array(prog, [(self.buffer, "2f", "in_pos")])
+        self.quads = 0  # rectangles to lay over
+        self.signature: tuple | None = None  # what the buffer holds (Overlay.signature)
+        self.draws = 0  # times drawn into the buffer
+
+    def release(self) -> None:
+        for o in (self.vao, self.buffer, self.fbo, self.tex):
+            o.release()
+
+
 class OverlayCache:
-    """Draws an overlay.Overlay through a cached buffer into a window's framebuffer."""
+    """Draws an overlay.Overlay through cached buffers, one per layer, into a window's
+    framebuffer."""
 
     def __init__(self, ctx: moderngl.Context, overlay: Any):
         self.ctx, self.overlay = ctx, overlay
         self.prog = program(ctx, "overlay.glsl")
-        self._buffer = ctx.buffer(reserve=4096, dynamic=True)
-        self._vao = ctx.vertex_array(self.prog, [(self._buffer, "2f", "in_pos")])
-        self._fbo: moderngl.Framebuffer | None = None
-        self._tex: moderngl.Texture | None = None
+        self.layers: dict[str, Layer] = {}  # by name, bottom to top (overlay.LAYERS)
         self._size = (0, 0)
-        self._quads = 0  # rectangles to lay over
         self._key: tuple | None = None  # (look, overlay inputs) when last drawn
         self._drawn = -np.inf  # perf_counter s when last drawn
 
@@ -87,36 +108,48 @@ class OverlayCache:
 
     def _draw(self, view: OverlayView, size: tuple[int, int]) -> list:
         ctx = self.ctx
-        if size != self._size or self._fbo is None:
-            self._tex = ctx.texture(size, 4)
-            self._fbo = ctx.framebuffer(self._tex)
+        if size != self._size or not self.layers:
+            for layer in self.layers.values():
+                layer.release()
+            self.layers = {name: Layer(ctx, self.prog, size) for name in LAYERS}
             self._size = size
-        self._fbo.use()
-        self._fbo.clear(0.0, 0.0, 0.0, 0.0)
-        actions = self.overlay.frame(view, premultiplied=True)
+        actions = self.overlay.build(view)
         w, h = size
-        quads = []
-        for x0, y0, x1, y1 in disjoint(self.overlay.rects, size):
-            a, b, c, d = 2 * x0 / w - 1, 2 * y0 / h - 1, 2 * x1 / w - 1, 2 * y1 / h - 1
-            quads.append([a, b, c, b, a, d, a, d, c, b, c, d])
-        self._quads = len(quads)
-        if quads:
-            data = np.asarray(quads, "f4").tobytes()
-            if len(data) > self._buffer.size:
-                self._buffer.orphan(len(data))
-            self._buffer.write(data)
+        for name, layer in self.layers.items():
+            signature = self.overlay.signature(name)
+            if signature == layer.signature:
+                continue  # its buffer holds these pixels already
+            boxes = disjoint(self.overlay.layer_rects[name], size)
+            layer.fbo.use()
+            for x0, y0, x1, y1 in boxes:  # only what is laid over need be transparent
+                layer.fbo.clear(0.0, 0.0, 0.0, 0.0, viewport=(x0, y0, x1 - x0, y1 - y0))
+            self.overlay.render(name, premultiplied=True)
+            layer.signature = signature
+            layer.draws += 1
+            quads = []
+            for x0, y0, x1, y1 in boxes:
+                a, b, c, d = 2 * x0 / w - 1, 2 * y0 / h - 1, 2 * x1 / w - 1, 2 * y1 / h - 1
+                quads.append([a, b, c, b, a, d, a, d, c, b, c, d])
+            layer.quads = len(quads)
+            if quads:
+                data = np.asarray(quads, "f4").tobytes()
+                if len(data) > layer.buffer.size:
+                    layer.buffer.orphan(len(data))
+                layer.buffer.write(data)
         return actions
 
     def _lay_over(self) -> None:
-        if not self._quads or self._tex is None:
+        layers = [layer for layer in self.layers.values() if layer.quads]
+        if not layers:
             return
         ctx = self.ctx
         ctx.viewport = (0, 0, *self._size)
         ctx.disable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
         ctx.enable(moderngl.BLEND)
         ctx.blend_func = moderngl.ONE, moderngl.ONE_MINUS_SRC_ALPHA
-        self._tex.use(0)
         self.prog["overlay"].value = 0
-        self._vao.render(moderngl.TRIANGLES, vertices=6 * self._quads)
+        for layer in layers:  # bottom to top
+            layer.tex.use(0)
+            layer.vao.render(moderngl.TRIANGLES, vertices=6 * layer.quads)
         ctx.disable(moderngl.BLEND)
         ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA  # GL's default

@@ -97,7 +97,8 @@ class Panel:
         self.edit: PanelValues | None = None  # what the panel shows
         self.path = ""
         self._scene_name: str | None = None
-        # Screen rectangles (x0, y0, x1, y1) of the last frame's buttons, by label.
+        # Screen rectangles (x0, y0, x1, y1) of the last frame's buttons and sliders, by
+        # label.
         self.rects: dict[str, tuple[float, float, float, float]] = {}
         self.rect = (0.0, 0.0, 0.0, 0.0)  # the panel window's, last frame
 
@@ -120,7 +121,7 @@ class Panel:
             if self.edit is not None:
                 self._values(imgui, actions)
             if view.replay is not None:
-                self._scrubber(view.replay, imgui, actions)
+                self._scrubber(view.replay, view.paused, imgui, actions)
         self.rect = window_rect(imgui)
         imgui.end()
         if not keep:
@@ -147,6 +148,8 @@ class Panel:
             flags = imgui.SliderFlags_.logarithmic if s.log else 0
             x = getattr(v, s.field)
             changed, y = imgui.slider_float(s.label, x * s.factor, s.lo, s.hi, s.fmt, flags)
+            a, b = imgui.get_item_rect_min(), imgui.get_item_rect_max()
+            self.rects[s.label] = (a.x, a.y, b.x, b.y)  # the slider's frame
             if changed:
                 new: dict[str, Any] = {s.field: rounded(y / s.factor, s.field)}
                 v = replace(v, **new)
@@ -187,13 +190,18 @@ class Panel:
                 actions.append(ApplyParams(v))
             actions.append(SaveScene(self.path))
 
-    def _scrubber(self, replay: Any, imgui: Any, actions: list[Action]
+    def _scrubber(self, replay: Any, paused: bool, imgui: Any, actions: list[Action]
                   ) -> None:
         imgui.separator()
         imgui.text("replay (last 10 s)")
         imgui.push_item_width(15 * self.px)
         lo, hi = replay.t_start, max(replay.t_end, replay.t_start + 1e-6)
-        changed, t = imgui.slider_float("##scrub", replay.t, lo, hi, "t = %.3f s")
+        # Following live play the knob stays at the right end and says so: the panel
+        # then looks the same from frame to frame (and is not drawn again, see
+        # overlay_cache.py); the HUD shows the time.
+        live = not paused and not replay.playing and replay.t >= replay.t_end
+        changed, t = imgui.slider_float("##scrub", replay.t, lo, hi,
+                                        "live" if live else "t = %.3f s")
         imgui.pop_item_width()
         a, b = imgui.get_item_rect_min(), imgui.get_item_rect_max()
         self.rects["scrub"] = (a.x, a.y, b.x, b.y)

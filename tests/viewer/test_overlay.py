@@ -282,6 +282,17 @@ def test_bar_geometry():
         "1", "1/2", "1/8", "1/32", "2", "4"]
 
 
+def test_hud_words_and_plot_range():
+    assert [hud_module.count_text(n, "contact") for n in (0, 1, 2)] == [
+        "0 contacts", "1 contact", "2 contacts"]
+    # A flat line above the others (a still spring's energy) lies inside the range.
+    t = np.linspace(0, 1, 50)
+    lo, hi = hud_module.plot_range([0 * t, 666 + 0 * t, 10 * t, np.array([np.nan])])
+    assert lo < 0 < 666 < hi < 800
+    lo, hi = hud_module.plot_range([-3 + 0 * t])
+    assert lo < -3 < 0 < hi
+
+
 def test_help_notice_badge_and_scrubber(rig):
     from slinky3d.viewer.overlay import ReplayView, Scrub
 
@@ -344,3 +355,131 @@ def test_disjoint_rectangles_cover_the_union_once():
         union[max(0, int(np.floor(y0))):int(np.ceil(y1)),
               max(0, int(np.floor(x0))):int(np.ceil(x1))] = True
     assert count.max() == 1 and np.array_equal(count == 1, union)
+
+
+def test_the_panel_layer_is_drawn_again_only_when_it_changes(rig):
+    """The cached overlay keeps the HUD and the panel in buffers of their own: the HUD's
+    is drawn at every refresh (its figures live), the panel's only when the panel looks
+    different; clicks, slider drags and text still reach the panel through the cache."""
+    import pyglet
+
+    from slinky3d.viewer.overlay import ApplyParams
+    from slinky3d.viewer.overlay_cache import REFRESH, OverlayCache
+
+    left = pyglet.window.mouse.LEFT
+    clock = iter(np.arange(1000) * 0.01 * REFRESH)  # input, not time, draws the panel
+
+    def view(k=0):
+        return rig.view(fps=50.0 + k, energy=Energy(kinetic=0.01 * (k + 1), gravity=-0.02,
+                                                    spring=0.03), energy_history=energy_rows())
+
+    def frame(v=None):
+        rig.scene_frame()
+        return cache.frame(v or view(), rig.fbo, (W, H), next(clock))
+
+    rig.move(W / 2, H - 5)  # the pointer away from the windows
+    for _ in range(3):
+        rig.frame(view())
+    cache = OverlayCache(rig.ctx, rig.overlay)
+    rig.scene_frame()
+    cache.frame(view(), rig.fbo, (W, H), 0.0)
+    hud, panel = cache.layers["hud"], cache.layers["panel"]
+    assert (hud.draws, panel.draws) == (1, 1)
+    # Refreshes with new figures (and a new PanelValues of the same values each time).
+    for k in range(1, 6):
+        rig.scene_frame()
+        cache.frame(view(k), rig.fbo, (W, H), k * REFRESH)
+    assert (hud.draws, panel.draws) == (6, 1)
+    clock = iter(5 * REFRESH + np.arange(1, 1000) * 0.01 * REFRESH)
+    # The pointer onto a button: its highlight shows at once.
+    rects = rig.overlay.panel.rects
+    rig.move(*centre(rects["Moon"]))
+    frame()
+    assert panel.draws == 2
+    frame()
+    assert panel.draws == 2  # nothing new
+    # A click edits, the next applies.
+    for name in ("Moon", "Apply"):
+        x, y = centre(rig.overlay.panel.rects[name])
+        rig.move(x, y)
+        actions = frame()
+        rig.window.dispatch_event("on_mouse_press", int(x), int(H - y), left, 0)
+        actions += frame()
+        rig.window.dispatch_event("on_mouse_release", int(x), int(H - y), left, 0)
+        actions += frame()
+    want = replace(edit.panel_values(rig.scene), g=edit.PLANETS["Moon"])
+    assert actions == [ApplyParams(want)]
+    assert panel.draws > 3
+    # A drag along the coils' slider changes the edited value.
+    slider = rig.overlay.panel
+    before = slider.edit.n_coils
+    frame(rig.view(panel=want))
+    frame(rig.view(panel=want))
+    x0, y0, x1, y1 = rig.overlay.panel.rects["coils"]
+    coils = (x0 + 0.3 * (x1 - x0), (y0 + y1) / 2)
+    rig.move(*coils)
+    frame()
+    rig.window.dispatch_event("on_mouse_press", int(coils[0]), int(H - coils[1]), left, 0)
+    frame()
+    for dx in range(10, 70, 10):
+        rig.window.dispatch_event("on_mouse_drag", int(coils[0] + dx), int(H - coils[1]),
+                                  10, 0, left, 0)
+        rig.window.dispatch_event("on_mouse_motion", int(coils[0] + dx), int(H - coils[1]),
+                                  10, 0)
+        frame()
+    rig.window.dispatch_event("on_mouse_release", int(coils[0] + 60), int(H - coils[1]),
+                              left, 0)
+    frame()
+    assert slider.edit.n_coils > before
+    # Typing into the path field.
+    save = rig.overlay.panel.rects["Save scene"]
+    x, y = save[0] - 40, (save[1] + save[3]) / 2
+    rig.move(x, y)
+    frame()
+    rig.window.dispatch_event("on_mouse_press", int(x), int(H - y), left, 0)
+    frame()
+    rig.window.dispatch_event("on_mouse_release", int(x), int(H - y), left, 0)
+    frame()
+    path = rig.overlay.panel.path
+    drawn = panel.draws
+    rig.window.dispatch_event("on_text", "q")
+    frame()
+    assert len(rig.overlay.panel.path) == len(path) + 1 and panel.draws > drawn
+    # The scrubber asks for a time.
+    from slinky3d.viewer.overlay import ReplayView, Scrub
+
+    replay = ReplayView(playing=False, speed=1 / 8, t=3.0, t_start=1.0, t_end=11.0)
+    frame(rig.view(panel=want, replay=replay))
+    x0, y0, x1, y1 = rig.overlay.panel.rects["scrub"]
+    x, y = x0 + 0.25 * (x1 - x0), (y0 + y1) / 2
+    rig.move(x, y)
+    actions = frame(rig.view(panel=want, replay=replay))
+    rig.window.dispatch_event("on_mouse_press", int(x), int(H - y), left, 0)
+    actions += frame(rig.view(panel=want, replay=replay))
+    rig.window.dispatch_event("on_mouse_release", int(x), int(H - y), left, 0)
+    actions += frame(rig.view(panel=want, replay=replay))
+    scrubs = [a for a in actions if isinstance(a, Scrub)]
+    assert scrubs and scrubs[-1].t == pytest.approx(1.0 + 0.25 * 10.0, abs=0.5)
+    # Off the panel again: the field lets go; then refreshes leave the panel's buffer be.
+    rig.click(W / 2, H - 5)
+    rig.move(W / 2, H - 5)
+    v = rig.view(panel=want)
+    for k in range(3):
+        rig.scene_frame()
+        cache.frame(v, rig.fbo, (W, H), 100.0 + k * REFRESH)
+    drawn = panel.draws
+    for k in range(3, 8):
+        rig.scene_frame()
+        cache.frame(v, rig.fbo, (W, H), 100.0 + k * REFRESH)
+    assert panel.draws == drawn and hud.draws > 6
+    # Live play: the scrubber follows the newest time, and the panel looks the same.
+    for k in range(10):
+        t1 = 9.0 + 0.5 * k
+        live = ReplayView(playing=False, speed=1 / 8, t=t1, t_start=max(0.0, t1 - 10.0),
+                          t_end=t1)
+        rig.scene_frame()
+        cache.frame(rig.view(panel=want, replay=live), rig.fbo, (W, H), 200.0 + k * REFRESH)
+        if k == 2:  # the panel has grown to take the scrubber (auto-resized)
+            drawn = panel.draws
+    assert panel.draws == drawn
+
