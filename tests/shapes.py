@@ -22,3 +22,10 @@ def hanging_snapshot(preset_name: str = "steel", stretch: float = 0.12, t: float
         theta_min=p.theta_min, anchor_held=True, preset=preset_name,
     )
     return Snapshot(t=t, slinkies=(sl,))
+
+
+def point_line_distance(p, a, b):
+    """Distance of points p (..., 2) from the line through a and b."""
+    d = (b - a) / np.linalg.norm(b - a)
+    r = p - a
+    return np.abs(r[..., 0] * d[1] - r[..., 1] * d[0])

@@ -2,20 +2,9 @@
 
 import numpy as np
 import pytest
-from shapes import hanging_snapshot
+from shapes import hanging_snapshot, point_line_distance
 
 from slinky3d.viewer import helix
-
-
-@pytest.fixture(params=["plastic", "steel"])
-def snap(request):
-    return hanging_snapshot(request.param, stretch=0.2)
-
-
-def point_line_distance(p, a, b):
-    d = (b - a) / np.linalg.norm(b - a)
-    r = p - a
-    return np.abs(r[..., 0] * d[1] - r[..., 1] * d[0])
 
 
 def test_side_view_is_the_bar(snap):

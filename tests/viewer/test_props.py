@@ -3,21 +3,9 @@
 from dataclasses import replace
 
 import numpy as np
-import pytest
-from shapes import hanging_snapshot
+from shapes import point_line_distance
 
 from slinky3d.viewer import helix, props
-
-
-@pytest.fixture(params=["plastic", "steel"])
-def snap(request):
-    return hanging_snapshot(request.param, stretch=0.2)
-
-
-def point_line_distance(p, a, b):
-    d = (b - a) / np.linalg.norm(b - a)
-    r = p - a
-    return np.abs(r[..., 0] * d[1] - r[..., 1] * d[0])
 
 
 def test_box_faces_outward():
