@@ -34,7 +34,7 @@ def _look(view: OverlayView) -> tuple:
     """What of the view changes the overlay at once (the figures wait for REFRESH)."""
     r = view.replay
     return (view.show_hud, view.show_panel, view.show_help, view.notice, view.message,
-            id(view.panel), view.paused, view.time_scale, view.side_view, view.scene_name,
+            view.panel, view.paused, view.time_scale, view.side_view, view.scene_name,
             r is not None and r.playing, r.t if r is not None and view.paused else None)
 
 
