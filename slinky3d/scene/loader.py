@@ -11,6 +11,7 @@ import copy
 import re
 import tomllib
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from slinky3d.errors import SceneError
@@ -20,11 +21,12 @@ from slinky3d.scene.overrides import apply_overrides
 from slinky3d.scene.slinky import SLINKY_KEYS, read_slinky
 from slinky3d.scene.spec import Scene, default_dt
 from slinky3d.scene.validate import Context, Table
+from slinky3d.scene.world import WORLD_KEYS, check_clear, read_world
 
 DT_MAX = 5e-3  # s: the undamped explicit step nears its stability limit (modes ~400 rad/s)
 # beyond it, and the damped one leaves sub-millimetre accuracy (docs/solver.md, "The default step")
 
-SCENE_KEYS = ("title", "description", "duration", "dt", "slinky", "look", "camera")
+SCENE_KEYS = ("title", "description", "duration", "dt", "slinky", "look", "camera", "world")
 
 
 def from_dict(doc: dict, where: str = "<scene>", overrides: Sequence[str] = (),
@@ -47,6 +49,14 @@ def from_dict(doc: dict, where: str = "<scene>", overrides: Sequence[str] = (),
     for n in names:
         if names.count(n) > 1:
             ctx.fail("slinky", f"two Slinkies are named '{n}'; names must differ")
+    world = read_world(t.table("world", WORLD_KEYS))
+    look = read_look(t.table("look", LOOK_KEYS))
+    if world.solid:
+        if look.floor_y is not None:
+            ctx.fail("look.floor_y", "the floor is where [world] floor puts it; drop floor_y")
+        look = replace(look, floor_y=world.floor, stairs=world.blocks())
+    for i, s in enumerate(slinkies):
+        check_clear(ctx, "slinky" if len(slinkies) == 1 else f"slinky.{i}", s, world)
     return Scene(
         slinkies=slinkies,
         dt=t.number("dt", default_dt(slinkies), lo=0.0, hi=DT_MAX, open_lo=True),
@@ -54,7 +64,8 @@ def from_dict(doc: dict, where: str = "<scene>", overrides: Sequence[str] = (),
         description=t.string("description", ""),
         duration=t.number("duration", Scene.duration, lo=0.0),
         path=where,
-        look=read_look(t.table("look", LOOK_KEYS)),
+        look=look,
+        world=world,
         camera=read_camera(t.table("camera", CAMERA_KEYS)),
         raw=doc,
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from typing import Any, Unpack
 
-from slinky3d.scene.validate import Bounds, Context, D, Table, check_vector, type_name
+from slinky3d.scene.validate import Bounds, Context, D, Table
 
 MATERIALS = ("auto", "steel", "plastic")
 ANCHORS = ("post", "hand", "none")
@@ -41,7 +41,7 @@ class Look:
     floor: bool = True
     floor_y: float | None = None  # m
     floor_colour: RGB = (0.62, 0.60, 0.57)
-    stairs: tuple[Step, ...] = ()
+    stairs: tuple[Step, ...] = ()  # the world's blocks (scene.world), not a key
     stairs_colour: RGB = (0.55, 0.38, 0.22)
     stairs_depth: float = 0.30  # m, extent along z
     anchor: str = "post"  # holder drawn at a held end: "post", "hand" or "none"
@@ -85,23 +85,8 @@ def _three(t: Table, k: str, default: D, **bounds: Unpack[Bounds]
     return (a, b, c)
 
 
-def _stairs(t: Table, k: str, default: tuple[Step, ...]) -> tuple[Step, ...]:
-    if not t.has(k):
-        return default
-    v = t.data[k]
-    if not isinstance(v, list):
-        t.fail(k, f"must be a list of [x0, x1, top_y] steps, not {type_name(v)}")
-    out = []
-    for i, s in enumerate(v):
-        key = f"{t.key(k)}[{i}]"
-        x0, x1, top = check_vector(t.ctx, key, s, 3, **PLACE)
-        if not x1 > x0:
-            t.ctx.fail(key, f"needs x0 < x1, got {x0:g}, {x1:g}")
-        out.append((x0, x1, top))
-    return tuple(out)
-
-
-LOOK_KEYS = tuple(f.name for f in fields(Look))
+# The blocks drawn are the world's (scene.world, filled in by the loader): not a key.
+LOOK_KEYS = tuple(f.name for f in fields(Look) if f.name != "stairs")
 CAMERA_KEYS = tuple(f.name for f in fields(CameraHint))
 
 
@@ -118,7 +103,6 @@ def read_look(t: Table) -> Look:
         floor=t.boolean("floor", d.floor),
         floor_y=t.number("floor_y", d.floor_y, **PLACE),
         floor_colour=_three(t, "floor_colour", d.floor_colour, **COLOUR),
-        stairs=_stairs(t, "stairs", d.stairs),
         stairs_colour=_three(t, "stairs_colour", d.stairs_colour, **COLOUR),
         stairs_depth=t.number("stairs_depth", d.stairs_depth, lo=0.01, hi=10.0),
         anchor=t.choice("anchor", d.anchor, ANCHORS),

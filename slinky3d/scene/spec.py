@@ -13,6 +13,7 @@ import numpy as np
 
 from slinky3d.model.params import Params
 from slinky3d.scene.look import CameraHint, Look
+from slinky3d.scene.world import World
 
 END_CONDITIONS = ("held", "free", "released", "scripted")
 ANCHOR_CONDITIONS = END_CONDITIONS
@@ -128,6 +129,7 @@ class Scene:
     path: str = ""
     look: Look = field(default_factory=Look)
     camera: CameraHint = field(default_factory=CameraHint)
+    world: World = field(default_factory=World)
     raw: dict = field(default_factory=dict, repr=False)  # the TOML after overrides
 
 

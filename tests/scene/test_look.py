@@ -22,7 +22,6 @@ def test_look_values():
             "wire_width": 0.004,
             "floor": False,
             "floor_y": -1.5,
-            "stairs": [[0.0, 0.2, -0.1], [0.2, 0.4, -0.2]],
             "anchor": "hand",
         },
         "s.toml",
@@ -30,7 +29,7 @@ def test_look_values():
     assert look.material == "plastic" and look.rainbow and not look.floor
     assert look.colour == (0.1, 0.2, 0.3)
     assert look.wire_width == 0.004 and look.floor_y == -1.5
-    assert look.stairs == ((0.0, 0.2, -0.1), (0.2, 0.4, -0.2))
+    assert look.stairs == ()  # the world's blocks: scene.world fills them in
     assert look.anchor == "hand"
 
 
@@ -56,9 +55,7 @@ def test_material_auto_follows_preset():
         ({"wire_width": math.inf}, "look.wire_width", "finite"),
         ({"wire_width": -0.001}, "look.wire_width", "between"),
         ({"wire_width": True}, "look.wire_width", "number"),
-        ({"stairs": [[0.3, 0.1, 0.0]]}, "look.stairs[0]", "x0 < x1"),
-        ({"stairs": "steps"}, "look.stairs", "list"),
-        ({"stairs": [[0.0, 1.0]]}, "look.stairs[0]", "3 numbers"),
+        ({"stairs": [[0.3, 0.1, 0.0]]}, "look.stairs", "unknown key"),  # in [world] now
     ],
 )
 def test_look_errors(table, key, words):

@@ -1,0 +1,173 @@
+"""The world the Slinkies touch: a floor, a staircase, a table, and their friction.
+
+A scene's `[world]` table. The solid parts are a floor (the half-plane below `floor`)
+and *blocks*: rectangles (x0, x1, top) that stand on the floor (or reach down for ever
+when there is none). Stairs and a table are blocks; the stairs go down toward +x. The
+model's plane is x-y, y up; the blocks extend along z only when drawn. The contact law
+is docs/model.md section 11; the renderer draws the same blocks (scene.look).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from slinky3d.model import chain
+from slinky3d.scene.validate import Context, Table
+
+Block = tuple[float, float, float]  # (x0, x1, top): a solid rectangle below top, m
+
+WORLD_KEYS = ("floor", "mu", "mu_static", "stairs", "table")
+STAIRS_KEYS = ("top", "height", "depth", "count", "landing")
+TABLE_KEYS = ("edge", "width")
+PLACE = 1e3  # m: a guard against typos, as in [look]
+START_INSIDE = 1e-3  # m: how far a scene's initial shape may reach into the world
+TABLE_HEIGHT = 0.75  # m: a table's floor, when the scene names none
+
+
+@dataclass(frozen=True)
+class Stairs:
+    """A straight staircase going down toward +x.
+
+    Step 0 is the top one (the landing): x in [top_x - landing, top_x], at top_y.
+    Step k = 1 .. count spans x in [top_x + (k - 1) depth, top_x + k depth] at
+    top_y - k height. Below the last step is the floor.
+    """
+
+    top: tuple[float, float]  # the top step's front edge (nosing), m
+    height: float  # rise of each step, m
+    depth: float  # tread of each step, m
+    count: int  # steps below the top one
+    landing: float  # tread of the top step, m
+
+    def blocks(self) -> tuple[Block, ...]:
+        x, y = self.top
+        steps = [(x - self.landing, x, y)]
+        steps += [(x + (k - 1) * self.depth, x + k * self.depth, y - k * self.height)
+                  for k in range(1, self.count + 1)]
+        return tuple(steps)
+
+    def tread(self, k: int) -> tuple[float, float, float]:
+        """Step k's (x0, x1, height); k = count + 1 is the floor beyond the last step."""
+        x, y = self.top
+        if k == 0:
+            return (x - self.landing, x, y)
+        x1 = x + k * self.depth if k <= self.count else math.inf
+        return (x + (k - 1) * self.depth, x1, y - k * self.height)
+
+    def step_at(self, x: float, y: float, tol: float = 0.01) -> int | None:
+        """Which step (0 = top, count + 1 = the floor beyond) a point at (x, y) rests on:
+        the tread under x whose height is within tol of y; None if none."""
+        for k in range(self.count + 2):
+            x0, x1, top = self.tread(k)
+            if x0 - tol <= x <= x1 + tol and abs(y - top) <= tol:
+                return k
+        return None
+
+
+@dataclass(frozen=True)
+class World:
+    """Solid ground and friction: what a Slinky's coils touch besides each other.
+
+    mu is the Coulomb coefficient while sliding, mu_static while sticking
+    (mu_static >= mu). `floor` None: no floor (and no blocks)."""
+
+    floor: float | None = None  # m
+    mu: float = 0.5
+    mu_static: float = 0.5
+    stairs: Stairs | None = None
+    table: tuple[float, float, float] | None = None  # (edge x, top y, width), m
+
+    @property
+    def solid(self) -> bool:
+        """Whether there is anything to touch."""
+        return self.floor is not None
+
+    def blocks(self) -> tuple[Block, ...]:
+        """The solid blocks standing on the floor."""
+        out: tuple[Block, ...] = self.stairs.blocks() if self.stairs is not None else ()
+        if self.table is not None:
+            x, y, width = self.table
+            out += ((x - width, x, y),)
+        return out
+
+
+def distance(world: World, points: np.ndarray) -> np.ndarray:
+    """Signed distance (m) from each point (M, 2) to the world's solid: > 0 outside.
+    Exact outside; inside, the depth to the nearest face. The solver's compiled
+    version (dynamics/world_contact.py) is tested against this one."""
+    x, y = points[:, 0], points[:, 1]
+    d = np.full(len(points), np.inf) if world.floor is None else y - world.floor
+    for x0, x1, top in world.blocks():
+        dx = np.maximum(x0 - x, x - x1)  # > 0 beside the block
+        dy = y - top  # > 0 above it
+        outside = np.hypot(np.maximum(dx, 0.0), np.maximum(dy, 0.0))
+        d = np.minimum(d, np.where((dx > 0) | (dy > 0), outside, np.maximum(dx, dy)))
+    return d
+
+
+def check_clear(ctx: Context, key: str, spec, world: World) -> None:
+    """A scene's Slinky must not start inside the world (one-line error if it does)."""
+    if not world.solid:
+        return
+    p = spec.params
+    E = chain.end_points(np.asarray(spec.q0, float), p.R)
+    d = distance(world, E)
+    k = int(np.argmin(d))
+    if d[k] < -START_INSIDE:
+        ctx.fail(key, f"starts {-d[k] * 1e3:.1f} mm inside the floor or a step (end point "
+                      f"{k} at x = {E[k, 0]:.3f}, y = {E[k, 1]:.3f} m): move it or the world")
+
+
+def read_world(t: Table) -> World:
+    """A validated `World` from a scene's `[world]` table (absent: no world)."""
+    if not t.data:
+        return World()
+    d = World()
+    mu = t.number("mu", d.mu, lo=0.0, hi=10.0)
+    mu_static = t.number("mu_static", mu, lo=0.0, hi=10.0)
+    if mu_static < mu:
+        t.fail("mu_static", f"must be >= mu ({mu:g}): sticking holds at least as hard as "
+                            f"sliding, got {mu_static:g}")
+    stairs = None
+    if t.has("stairs"):
+        s = t.table("stairs", STAIRS_KEYS)
+        for k in ("top", "height", "depth", "count"):
+            if not s.has(k):
+                s.fail(k, "missing: a staircase needs top, height, depth and count")
+        top = s.point("top", (0.0, 0.0))
+        if max(abs(top[0]), abs(top[1])) > PLACE:
+            s.fail("top", f"must lie within {PLACE:g} m of the origin, got {top}")
+        height = s.number("height", 0.0, lo=1e-3, hi=2.0)
+        depth = s.number("depth", 0.0, lo=1e-3, hi=5.0)
+        count = s.number("count", 0.0, lo=1, hi=100)
+        if count != int(count):
+            s.fail("count", f"must be a whole number of steps, got {count:g}")
+        stairs = Stairs(top=top, height=height, depth=depth, count=int(count),
+                        landing=s.number("landing", depth, lo=1e-3, hi=100.0))
+    table = None
+    if t.has("table"):
+        tb = t.table("table", TABLE_KEYS)
+        if not tb.has("edge"):
+            tb.fail("edge", "missing: a table needs the [x, y] of its edge")
+        edge = tb.point("edge", (0.0, 0.0))
+        if max(abs(edge[0]), abs(edge[1])) > PLACE:
+            tb.fail("edge", f"must lie within {PLACE:g} m of the origin, got {edge}")
+        table = (edge[0], edge[1], tb.number("width", 1.0, lo=1e-2, hi=100.0))
+    blocks = World(stairs=stairs, table=table).blocks()
+    lowest = min((b[2] for b in blocks), default=None)
+    if stairs is not None:
+        default_floor: float | None = stairs.top[1] - (stairs.count + 1) * stairs.height
+    elif table is not None:
+        default_floor = table[1] - TABLE_HEIGHT
+    else:
+        default_floor = None
+    floor = t.number("floor", default_floor, lo=-PLACE, hi=PLACE)
+    if floor is None:
+        t.fail("floor", "missing: a world needs a floor height (m), or stairs or a table")
+    if lowest is not None and not floor < lowest:
+        t.fail("floor", f"must lie below every step and table top (the lowest is at "
+                        f"{lowest:g} m), got {floor:g}")
+    return World(floor=floor, mu=mu, mu_static=mu_static, stairs=stairs, table=table)
