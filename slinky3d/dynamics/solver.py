@@ -34,20 +34,31 @@ from slinky3d.dynamics.workspace import (
     new_work,
     plain,
 )
+from slinky3d.dynamics.world_contact import WORLD, new_world_work, run_world
 from slinky3d.model import chain
 from slinky3d.model.chain import BASE, TOUCHING
 from slinky3d.scene.spec import SlinkySpec
+from slinky3d.scene.world import World
 
 
 class SlinkySolver:
     """One Slinky advanced on a fixed grid of step h."""
 
-    def __init__(self, spec: SlinkySpec, h: float = 1e-3):
+    def __init__(self, spec: SlinkySpec, h: float = 1e-3, world: World | None = None):
         p = spec.params
         self.spec, self.p, self.h = spec, p, h
         n = p.N
         self.work = new_work(n)
         self._work = plain(self.work)  # what `run` takes (see there)
+        # The world it may touch: then steps near it are world_contact's
+        self.world = world if world is not None and world.solid else None
+        self._world: tuple | None = None
+        if self.world is not None:
+            wpar = np.zeros(1, WORLD)
+            wpar["floor"], wpar["mu"], wpar["mu_static"] = (
+                self.world.floor, self.world.mu, self.world.mu_static)
+            self.world_work = new_world_work(n, np.array(self.world.blocks(), float))
+            self._world = (wpar, tuple(self.world_work))
         # The kernels take records: views of these 1-element arrays. The modes are part
         # of the state, copied as integers (a structured array's copy costs 1.2 us).
         self._parameters = np.zeros(1, PARAMETERS)
@@ -367,9 +378,17 @@ class SlinkySolver:
         return int(self.modes["grab_point"]) if self.modes["grab"] else None
 
     # -- stepping ------------------------------------------------------------
+    def _advance(self, dt: float, k: int) -> float:
+        """k steps of dt from self.t by the compiled kernels; returns the end time."""
+        if self._world is None:
+            return run(self.q, self.qd, self.sd, self.t, dt, k, self.locked, self.target,
+                       self._parameters, self._modes, self._work, self._counters)
+        return run_world(self.q, self.qd, self.sd, self.t, dt, k, self.locked, self.target,
+                         self._parameters, self._modes, self._work, self._counters,
+                         *self._world)
+
     def _advance_raw(self, dt: float) -> None:
-        self.t = run(self.q, self.qd, self.sd, self.t, dt, 1, self.locked, self.target,
-                     self._parameters, self._modes, self._work, self._counters)
+        self.t = self._advance(dt, 1)
 
     def _hand_moved(self) -> None:
         """The hand's velocities changed: is it moving (a flag: this runs every step)?"""
@@ -387,8 +406,7 @@ class SlinkySolver:
 
     def _run_steps(self, k: int) -> None:
         if k > 0:
-            run(self.q, self.qd, self.sd, self.t, self.h, k, self.locked, self.target,
-                self._parameters, self._modes, self._work, self._counters)
+            self._advance(self.h, k)
             self.k += k
             self.t = self.k * self.h  # on the grid exactly, whatever the sums
 

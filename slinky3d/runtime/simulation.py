@@ -30,7 +30,7 @@ class Simulation:
     def __init__(self, scene: Scene, h: float | None = None):
         self.scene = scene
         self.h = float(h if h is not None else scene.dt)
-        self.slinkies = [SlinkySolver(s, self.h) for s in scene.slinkies]
+        self.slinkies = [SlinkySolver(s, self.h, scene.world) for s in scene.slinkies]
         self.status = ""
         self.rollbacks = 0
         self._good = [s.state() for s in self.slinkies]

@@ -1,0 +1,582 @@
+"""Contact with the world: the half hoops against the floor, steps and table, with
+Coulomb friction, in one complementarity solve with the coil contacts.
+
+While any end point or bar is near the world, a Slinky is advanced by a
+time-stepping scheme instead of step.py's event-driven one (docs/solver.md, "Contact
+with the world"; the law is docs/model.md section 11):
+
+* The free velocity: the joint springs and damping linearly implicit, as in a
+  Rosenbrock stage with gamma = THETA,  v_f = v + h (M + T h C + T^2 h^2 K)^-1 F,
+  with the springs at q + T h v (T = THETA); everything else explicit.
+* One linear complementarity problem for the impulses at the end of the step, over
+  every coil joint near theta_min (gap theta_j - theta_min) and every world contact
+  (normal impulse, and the friction impulse in the plane as two one-sided
+  directions with a sliding-speed slack: Stewart and Trinkle's form, exact in 2D):
+      v+ = v_f + Mh^-1 G^T lam,   q+ = q + h v+,
+      gap + h (G v+)_n >= 0  complementary to  lam_n >= 0,
+      |lam_t| <= mu lam_n, lam_t opposing the sliding velocity (G v+)_t.
+  Mh = M + T h C + T^2 h^2 K. Each column of the Delassus matrix G Mh^-1 G^T is one
+  articulated-body solve (an impulse response); Lemke's method solves it (lemke.py).
+* A contact that reaches the surface stops there (zero restitution): its end-of-step
+  gap is zero. A penetrating contact (curvature over a step) is not pushed out,
+  which would add energy; it is held where it is.
+
+The impulses never add kinetic energy: with lam_n (G v+)_n = -lam_n gap / h <= 0 and
+friction opposing the sliding, 1/2 v+^T Mh v+ <= 1/2 v_f^T Mh v_f; the kinetic
+energy they take, -1/2 sum lam (u_f + u+) (the formula of contacts.impact), goes to
+the energy account's `impacts`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from slinky3d.dynamics.articulated_body import JIT, aba, kinematics
+from slinky3d.dynamics.forces import derivatives, set_base
+from slinky3d.dynamics.lemke import lemke
+from slinky3d.dynamics.step import step
+from slinky3d.dynamics.workspace import (
+    LAW_PAPER,
+    LAW_RIGID,
+    RESTING_RATE,
+    ForceWork,
+    Work,
+    first_joint,
+)
+from slinky3d.model.chain import BASE
+
+THETA = 0.6  # implicitness of the springs and damping (1/2: none lost; 1: Euler)
+MAX_CONTACTS = 48  # world contacts of one Slinky at once (the nearest are kept)
+NEAR = 0.01  # m: a point this near the world (plus two steps' travel) needs this scheme
+MARGIN = 2e-3  # m: a contact enters the solve this far out (plus a step's travel)
+CORNER_REACH = 5e-3  # m: a bar this far past a corner has gone by it, not into it
+STICKING = 1e-3  # m/s: slower than this a contact sticks (mu_static), else slides (mu)
+REGULARIZE = 1e-9  # relative: added to the Delassus diagonal (redundant contacts)
+H_WORLD = 2e-3  # s: the longest step of this scheme (its own error is first order)
+MAX_ROUNDS = 4  # solves with more coil rows, when an impulse closes a joint left out
+
+WORLD = np.dtype([
+    ("floor", "f8"),  # m; -inf: none
+    ("mu", "f8"),  # sliding friction
+    ("mu_static", "f8"),  # sticking friction
+], align=True)
+
+
+class WorldWork(NamedTuple):
+    """The world's geometry and the scratch arrays of the world step."""
+
+    blocks: np.ndarray  # (nb, 3) x0, x1, top
+    corners: np.ndarray  # (nc, 4) x, y and the outward bisector of each convex corner
+    bar: np.ndarray  # (MAX_CONTACTS,) the bar a contact is on
+    at: np.ndarray  # its place along the bar, 0 .. 1 from E_bar
+    normal: np.ndarray  # (MAX_CONTACTS, 2) from the world to the Slinky
+    gap: np.ndarray  # m
+    mu: np.ndarray  # its friction coefficient this step
+    rows: np.ndarray  # (nj,) the coil joints in the solve
+    in_rows: np.ndarray  # (nj,) bool
+    response: np.ndarray  # (NB, nj) Mh^-1 g_r for each basis row r
+    delassus: np.ndarray  # (NB, NB)
+    free_rate: np.ndarray  # (NB,) u_f of each basis row
+    target: np.ndarray  # (NB,) the least u+ of each normal/coil row
+    impulse: np.ndarray  # (NB,) lam of each basis row
+    lcp: np.ndarray  # (NZ, NZ)
+    lcp_rhs: np.ndarray  # (NZ,)
+    lcp_z: np.ndarray
+    tableau: np.ndarray  # (NZ + 1, NZ + 2)
+    basis: np.ndarray  # (NZ,) int
+    column: np.ndarray  # (2 NZ + 1,) int
+    free_velocity: np.ndarray  # (nj,)
+    body: np.ndarray  # (3, N) bar velocities (omega, v at O)
+    nolock: np.ndarray  # (nj,) all False
+    state: np.ndarray  # (4,) int: in the world scheme (0/1), contacts, rows, pivots
+
+
+def corners_of(blocks: np.ndarray) -> np.ndarray:
+    """The convex top corners of the blocks: those not on another block's face."""
+    out = []
+    for i, (x0, x1, top) in enumerate(blocks):
+        for x, ox in ((x0, -1.0), (x1, 1.0)):
+            covered = any(j != i and b[0] - 1e-9 <= x <= b[1] + 1e-9 and top <= b[2] + 1e-9
+                          for j, b in enumerate(blocks))
+            if not covered:
+                out.append((x, top, ox / math.sqrt(2.0), 1.0 / math.sqrt(2.0)))
+    return np.array(out, dtype=float).reshape(-1, 4)
+
+
+def new_world_work(n: int, blocks: np.ndarray) -> WorldWork:
+    nj = n + BASE
+    nb = nj + 2 * MAX_CONTACTS
+    nz = nj + 4 * MAX_CONTACTS
+    b = np.ascontiguousarray(np.asarray(blocks, float).reshape(-1, 3))
+    return WorldWork(
+        blocks=b, corners=corners_of(b), bar=np.zeros(MAX_CONTACTS, np.int64),
+        at=np.zeros(MAX_CONTACTS), normal=np.zeros((MAX_CONTACTS, 2)),
+        gap=np.zeros(MAX_CONTACTS), mu=np.zeros(MAX_CONTACTS),
+        rows=np.zeros(nj, np.int64), in_rows=np.zeros(nj, np.bool_),
+        response=np.zeros((nb, nj)), delassus=np.zeros((nb, nb)), free_rate=np.zeros(nb),
+        target=np.zeros(nb), impulse=np.zeros(nb), lcp=np.zeros((nz, nz)),
+        lcp_rhs=np.zeros(nz), lcp_z=np.zeros(nz), tableau=np.zeros((nz + 1, nz + 2)),
+        basis=np.zeros(nz, np.int64), column=np.zeros(2 * nz + 1, np.int64),
+        free_velocity=np.zeros(nj), body=np.zeros((3, n)),
+        nolock=np.zeros(nj, np.bool_), state=np.zeros(4, np.int64))
+
+
+@njit(**JIT)
+def point_distance(x, y, floor, blocks):
+    """Signed distance (m) of (x, y) to the world's solid and the outward normal of the
+    nearest surface: scene.world.distance, compiled (tests compare the two)."""
+    d = y - floor
+    nx = 0.0
+    ny = 1.0
+    for i in range(blocks.shape[0]):
+        dd, bx, by = _block_distance(x, y, blocks[i, 0], blocks[i, 1], blocks[i, 2])
+        if dd < d:
+            d, nx, ny = dd, bx, by
+    return d, nx, ny
+
+
+@njit(**JIT, inline="always")
+def _block_distance(x, y, x0, x1, top):
+    """Signed distance to the block below top between x0 and x1, and its normal."""
+    dx = max(x0 - x, x - x1)
+    dy = y - top
+    if dx > 0.0 and dy > 0.0:  # off a corner
+        cx = x0 if x < x0 else x1
+        d = math.hypot(x - cx, dy)
+        return d, (x - cx) / d, dy / d
+    if dx > 0.0 or dx > dy:  # beside it, or inside nearer a side
+        return dx, (-1.0 if x < 0.5 * (x0 + x1) else 1.0), 0.0
+    return dy, 0.0, 1.0
+
+
+@njit(**JIT)
+def body_velocities(q, v, E, out):
+    """Each bar's planar velocity (omega, v_x, v_y at O) for joint rates v: out (3, N).
+    The articulated-body algorithm's first pass, on its own."""
+    n = q.shape[0] - BASE
+    w = v[2]
+    vx = v[0] + E[0, 1] * w
+    vy = v[1] - E[0, 0] * w
+    for k in range(n):
+        sg = 1 - 2 * (k & 1)
+        r = sg * v[BASE + k]
+        w += r
+        vx += E[k, 1] * r
+        vy -= E[k, 0] * r
+        out[0, k] = w
+        out[1, k] = vx
+        out[2, k] = vy
+
+
+@njit(**JIT, inline="always")
+def _contact_point(c, R, E, U, ww):
+    b = ww.bar[c]
+    s = 2.0 * R * ww.at[c]
+    return b, E[b, 0] + s * U[b, 0], E[b, 1] + s * U[b, 1]
+
+
+@njit(**JIT)
+def _contact_rates(c, R, E, U, body, ww):
+    """(normal, tangential) velocity of contact c's material point; tangent (n_y, -n_x)."""
+    b, px, py = _contact_point(c, R, E, U, ww)
+    vx = body[1, b] - body[0, b] * py
+    vy = body[2, b] + body[0, b] * px
+    nx = ww.normal[c, 0]
+    ny = ww.normal[c, 1]
+    return nx * vx + ny * vy, ny * vx - nx * vy
+
+
+@njit(**JIT)
+def _add_contact(m, b, at, nx, ny, gap, ww):
+    """Contact m (or, past MAX_CONTACTS, in place of the farthest if nearer)."""
+    if m >= MAX_CONTACTS:
+        far = 0
+        for c in range(MAX_CONTACTS):
+            if ww.gap[c] > ww.gap[far]:
+                far = c
+        if gap >= ww.gap[far]:
+            return m
+        m_at = far
+    else:
+        m_at = m
+        m += 1
+    ww.bar[m_at] = b
+    ww.at[m_at] = at
+    ww.normal[m_at, 0] = nx
+    ww.normal[m_at, 1] = ny
+    ww.gap[m_at] = gap
+    return m
+
+
+@njit(**JIT)
+def detect(q, v, h, par, wpar, ww, E, U):
+    """The world contacts within MARGIN plus a step's travel at speed v: end points on
+    surfaces (floor and each block apart, so a point in a step's inside corner has
+    both) and bars on convex corners. E, U: the end points and bar axes at q."""
+    n = q.shape[0] - BASE
+    R = par.radius
+    body = ww.body
+    body_velocities(q, v, E, body)
+    m = 0
+    blocks = ww.blocks
+    for k in range(n + 1):
+        b = k if k < n else n - 1
+        px = E[k, 0]
+        py = E[k, 1]
+        vx = body[1, b] - body[0, b] * py
+        vy = body[2, b] + body[0, b] * px
+        reach = MARGIN + h * math.sqrt(vx * vx + vy * vy)
+        at = 0.0 if k < n else 1.0
+        d = py - wpar.floor
+        if d < reach:
+            m = _add_contact(m, b, at, 0.0, 1.0, d, ww)
+        for i in range(blocks.shape[0]):
+            d, nx, ny = _block_distance(px, py, blocks[i, 0], blocks[i, 1], blocks[i, 2])
+            if d < reach:
+                m = _add_contact(m, b, at, nx, ny, d, ww)
+    corners = ww.corners
+    two_r = 2.0 * R
+    for i in range(corners.shape[0]):
+        cx = corners[i, 0]
+        cy = corners[i, 1]
+        for k in range(n):
+            rx = cx - E[k, 0]
+            ry = cy - E[k, 1]
+            s = (rx * U[k, 0] + ry * U[k, 1]) / two_r
+            if s <= 0.0 or s >= 1.0:
+                continue  # the end points' own contacts cover it
+            nx = -U[k, 1]
+            ny = U[k, 0]
+            if nx * corners[i, 2] + ny * corners[i, 3] < 0.0:
+                nx = -nx
+                ny = -ny
+            gap = -(rx * nx + ry * ny)  # the bar's point beyond the corner, along n
+            w = body[0, k]
+            pxx = E[k, 0] + s * two_r * U[k, 0]
+            pyy = E[k, 1] + s * two_r * U[k, 1]
+            vx = body[1, k] - w * pyy
+            vy = body[2, k] + w * pxx
+            reach = MARGIN + h * math.sqrt(vx * vx + vy * vy)
+            if -CORNER_REACH < gap < reach:
+                m = _add_contact(m, k, s, nx, ny, gap, ww)
+    return min(m, MAX_CONTACTS)
+
+
+@njit(**JIT)
+def near(q, v, h, par, wpar, ww, E, U):
+    """Whether any point or bar is within NEAR (plus two steps' travel) of the world."""
+    n = q.shape[0] - BASE
+    body = ww.body
+    body_velocities(q, v, E, body)
+    blocks = ww.blocks
+    for k in range(n + 1):
+        b = k if k < n else n - 1
+        vx = body[1, b] - body[0, b] * E[k, 1]
+        vy = body[2, b] + body[0, b] * E[k, 0]
+        reach = NEAR + 2.0 * h * math.sqrt(vx * vx + vy * vy)
+        d, _, _ = point_distance(E[k, 0], E[k, 1], wpar.floor, blocks)
+        if d < reach:
+            return True
+    corners = ww.corners
+    two_r = 2.0 * par.radius
+    for i in range(corners.shape[0]):
+        for k in range(n):
+            rx = corners[i, 0] - E[k, 0]
+            ry = corners[i, 1] - E[k, 1]
+            s = (rx * U[k, 0] + ry * U[k, 1]) / two_r
+            if 0.0 < s < 1.0 and abs(rx * U[k, 1] - ry * U[k, 0]) < NEAR:
+                return True
+    return False
+
+
+@njit(**JIT)
+def _response(r, nrow, q, zeros, par, modes, fw, ww, armh, out):
+    """Mh^-1 g_r: the velocity change of a unit impulse along basis row r (a coil
+    joint, or a contact's normal or tangent), with the anchor as the step has it."""
+    nj = q.shape[0]
+    tau = fw.applied
+    presc = fw.prescribed
+    acc = fw.prescribed_acc
+    arm = fw.armature
+    fext = fw.bar_force
+    for j in range(nj):
+        tau[j] = 0.0
+        presc[j] = False
+        acc[j] = 0.0
+        arm[j] = armh if j >= BASE else 0.0
+    if modes.anchor_free != 0:
+        presc[BASE] = True
+    else:
+        for j in range(BASE):
+            presc[j] = True
+    b = -1
+    if r < nrow:
+        tau[ww.rows[r]] = 1.0
+    else:
+        c = (r - nrow) // 2
+        b, px, py = _contact_point(c, par.radius, fw.ends, fw.bar_axes, ww)
+        nx = ww.normal[c, 0]
+        ny = ww.normal[c, 1]
+        if (r - nrow) % 2 == 0:
+            fx, fy = nx, ny
+        else:
+            fx, fy = ny, -nx
+        fext[b, 0] = px * fy - py * fx
+        fext[b, 1] = fx
+        fext[b, 2] = fy
+    aba(q, zeros, tau, presc, acc, fext, arm, par.mass, par.inertia, par.radius, 0.0, out,
+        fw.joint_force, fw.ends, fw.bar_axes, fw.aba_rows)
+    if b >= 0:
+        fext[b, 0] = 0.0
+        fext[b, 1] = 0.0
+        fext[b, 2] = 0.0
+
+
+@njit(**JIT)
+def _basis_rates(nrow, m, v, q, R, E, U, ww, out):
+    """G v: each basis row's rate for joint rates v (coil rows, then per contact its
+    normal and tangent)."""
+    for r in range(nrow):
+        out[r] = v[ww.rows[r]]
+    if m > 0:
+        body_velocities(q, v, E, ww.body)
+        for c in range(m):
+            un, ut = _contact_rates(c, R, E, U, ww.body, ww)
+            out[nrow + 2 * c] = un
+            out[nrow + 2 * c + 1] = ut
+
+
+@njit(**JIT)
+def _solve(nrow, m, h, ww, cnt):
+    """Build the LCP (z: coil impulses, then per contact lam_n, lam_+, lam_-, beta)
+    from the basis Delassus matrix, solve it, and put the basis impulses in
+    ww.impulse (lam_t = lam_+ - lam_-)."""
+    nb = nrow + 2 * m
+    nz = nrow + 4 * m
+    W = ww.delassus
+    A = ww.lcp
+    bq = ww.lcp_rhs
+    diag = 0.0
+    for r in range(nb):
+        diag = max(diag, W[r, r])
+    eps = REGULARIZE * diag
+    # z index of basis row r's impulse, and of the friction pair and slack
+    for i in range(nz):
+        for j in range(nz):
+            A[i, j] = 0.0
+    for i in range(nrow + m):
+        ri = i if i < nrow else nrow + 2 * (i - nrow)  # coil row or contact normal
+        zi = i if i < nrow else nrow + 4 * (i - nrow)
+        for j in range(nrow + m):
+            rj = j if j < nrow else nrow + 2 * (j - nrow)
+            zj = j if j < nrow else nrow + 4 * (j - nrow)
+            A[zi, zj] = W[ri, rj]
+        for c in range(m):  # friction columns of this row
+            t = nrow + 2 * c + 1
+            zc = nrow + 4 * c
+            A[zi, zc + 1] = W[ri, t]
+            A[zi, zc + 2] = -W[ri, t]
+        A[zi, zi] += eps
+        bq[zi] = ww.free_rate[ri] - ww.target[ri]
+    for c in range(m):
+        t = nrow + 2 * c + 1
+        zc = nrow + 4 * c
+        for j in range(nrow + m):  # tangent rate's response to the normal-type impulses
+            rj = j if j < nrow else nrow + 2 * (j - nrow)
+            zj = j if j < nrow else nrow + 4 * (j - nrow)
+            A[zc + 1, zj] = W[t, rj]
+            A[zc + 2, zj] = -W[t, rj]
+        for d in range(m):
+            td = nrow + 2 * d + 1
+            zd = nrow + 4 * d
+            A[zc + 1, zd + 1] = W[t, td]
+            A[zc + 1, zd + 2] = -W[t, td]
+            A[zc + 2, zd + 1] = -W[t, td]
+            A[zc + 2, zd + 2] = W[t, td]
+        A[zc + 1, zc + 1] += eps
+        A[zc + 2, zc + 2] += eps
+        A[zc + 1, zc + 3] = 1.0
+        A[zc + 2, zc + 3] = 1.0
+        bq[zc + 1] = ww.free_rate[t]
+        bq[zc + 2] = -ww.free_rate[t]
+        A[zc + 3, zc] = ww.mu[c]
+        A[zc + 3, zc + 1] = -1.0
+        A[zc + 3, zc + 2] = -1.0
+        bq[zc + 3] = 0.0
+    z = ww.lcp_z
+    pivots = lemke(A, bq, nz, z, ww.tableau, ww.basis, ww.column, 4 * nz + 20)
+    if pivots < 0:
+        cnt.lcp_failures += 1
+    ww.state[3] = pivots
+    for r in range(nrow):
+        ww.impulse[r] = z[r]
+    for c in range(m):
+        zc = nrow + 4 * c
+        ww.impulse[nrow + 2 * c] = z[zc]
+        ww.impulse[nrow + 2 * c + 1] = z[zc + 1] - z[zc + 2]
+
+
+@njit(**JIT)
+def world_step(q, qd, sd, t, h, locked, target, par, modes, wpar, w, ww, cnt):
+    """Advance one step of h by the time-stepping scheme of this module's docstring."""
+    fw = w.forces
+    nj = q.shape[0]
+    n = nj - BASE
+    R = par.radius
+    tmin = par.theta_min
+    j0 = first_joint(modes)
+    sm = w.small[0]
+    cd = par.damping
+    armh = THETA * h * cd + THETA * THETA * h * h * par.stiffness
+    qx = w.spring_offset
+    for j in range(nj):
+        qx[j] = THETA * h * qd[j]
+    derivatives(q, qd, sd, t, ww.nolock, target, par, modes, fw, w.qdd, sm.damper_rate, qd,
+                qx, armh)
+    cnt.evaluations += 1
+    vf = ww.free_velocity
+    for j in range(nj):
+        vf[j] = qd[j] + h * w.qdd[j]
+    sd[0] += h * sm.damper_rate[0]
+    sd[1] += h * sm.damper_rate[1]
+    if fw.drive[0].force_applied != 0:  # the responses below need no grab force
+        for i in range(n):
+            fw.bar_force[i, 0] = 0.0
+            fw.bar_force[i, 1] = 0.0
+            fw.bar_force[i, 2] = 0.0
+        fw.drive[0].force_applied = 0
+    E = fw.ends
+    U = fw.bar_axes
+    kinematics(q, R, E, U, fw.aba_rows)
+    m = detect(q, vf, h, par, wpar, ww, E, U)
+    body_velocities(q, qd, E, ww.body)
+    for c in range(m):  # static friction for contacts at rest, sliding otherwise
+        _, ut = _contact_rates(c, R, E, U, ww.body, ww)
+        ww.mu[c] = wpar.mu_static if abs(ut) < STICKING else wpar.mu
+    rigid = modes.law == LAW_RIGID or modes.law == LAW_PAPER
+    nrow = 0
+    for j in range(nj):
+        ww.in_rows[j] = False
+    if rigid:
+        for j in range(j0, nj):
+            if q[j] - tmin + h * min(vf[j], 0.0) <= 1e-12:
+                ww.rows[nrow] = j
+                ww.in_rows[j] = True
+                nrow += 1
+    vplus = w.velocity_after
+    for _round in range(MAX_ROUNDS):
+        nb = nrow + 2 * m
+        for r in range(nb):
+            _response(r, nrow, q, w.zeros, par, modes, fw, ww, armh, ww.response[r])
+            cnt.evaluations += 1
+        kinematics(q, R, E, U, fw.aba_rows)
+        for r in range(nb):
+            _basis_rates(nrow, m, ww.response[r], q, R, E, U, ww, ww.delassus[r])
+        # the Delassus matrix is symmetric; its rows were filled column by column
+        for r in range(nb):
+            for s in range(r):
+                a = 0.5 * (ww.delassus[r, s] + ww.delassus[s, r])
+                ww.delassus[r, s] = a
+                ww.delassus[s, r] = a
+        _basis_rates(nrow, m, vf, q, R, E, U, ww, ww.free_rate)
+        for r in range(nrow):
+            ww.target[r] = -max(q[ww.rows[r]] - tmin, 0.0) / h
+        for c in range(m):
+            ww.target[nrow + 2 * c] = -max(ww.gap[c], 0.0) / h
+            ww.target[nrow + 2 * c + 1] = 0.0
+        _solve(nrow, m, h, ww, cnt)
+        for j in range(nj):
+            vplus[j] = vf[j]
+        for r in range(nb):
+            lam = ww.impulse[r]
+            if lam != 0.0:
+                resp = ww.response[r]
+                for j in range(nj):
+                    vplus[j] += lam * resp[j]
+        grown = False
+        if rigid:
+            for j in range(j0, nj):
+                if not ww.in_rows[j] and q[j] + h * vplus[j] < tmin - 1e-12:
+                    ww.rows[nrow] = j
+                    ww.in_rows[j] = True
+                    nrow += 1
+                    grown = True
+        if not grown:
+            break
+    # the kinetic energy the impulses took: -1/2 sum lam (u_f + u+)
+    nb = nrow + 2 * m
+    loss = 0.0
+    for r in range(nb):
+        lam = ww.impulse[r]
+        if lam != 0.0:
+            up = ww.free_rate[r]
+            for s in range(nb):
+                up += ww.delassus[r, s] * ww.impulse[s]
+            loss -= 0.5 * lam * (ww.free_rate[r] + up)
+    sm.impact_loss += loss
+    diss = 0.0
+    for j in range(BASE, nj):
+        vm = THETA * vplus[j] + (1.0 - THETA) * qd[j]
+        diss += vm * vm
+    sm.damping_loss += h * cd * diss
+    for j in range(nj):
+        qd[j] = vplus[j]
+        q[j] += h * vplus[j]
+    set_base(q, qd, t + h, par, modes, fw)
+    for j in range(nj):
+        locked[j] = False
+    if rigid:  # the touching coils, for the snapshots' count (no lock in this scheme)
+        for j in range(j0, nj):
+            if abs(q[j] - tmin) < 1e-12:
+                q[j] = tmin
+            locked[j] = q[j] <= tmin
+    ww.state[1] = m
+    ww.state[2] = nrow
+    sm.dynamics_current = 0
+    return t + h
+
+
+@njit(**JIT)
+def _hand_over(q, qd, locked, par, modes, w):
+    """Back to the event-driven step: touching coils at rest become locked contacts
+    exactly at theta_min (resting contact), the others are free."""
+    tmin = par.theta_min
+    for j in range(first_joint(modes), q.shape[0]):
+        locked[j] = q[j] <= tmin and qd[j] <= 1e3 * RESTING_RATE
+        if locked[j]:
+            q[j] = tmin
+            qd[j] = 0.0
+    w.small[0].dynamics_current = 0
+
+
+@njit(**JIT)
+def run_world(q, qd, sd, t, h, nsteps, locked, target, parameters, modes, work, counters,
+              world, world_work):
+    """`step.run` with a world to touch: each step of h is the event-driven step, or,
+    near the world, pieces of at most H_WORLD of the world step (also as many as a
+    grab's or the soft law's sub-steps). Returns the final time."""
+    par = parameters[0]
+    md = modes[0]
+    cnt = counters[0]
+    wpar = world[0]
+    w = Work(ForceWork(*work[0]), *work[1:])
+    ww = WorldWork(*world_work)
+    fw = w.forces
+    for _ in range(nsteps):
+        kinematics(q, par.radius, fw.ends, fw.bar_axes, fw.aba_rows)
+        if near(q, qd, h, par, wpar, ww, fw.ends, fw.bar_axes):
+            pieces = max(md.substeps, int(math.ceil(h / H_WORLD - 1e-9)))
+            hs = h / pieces
+            for _piece in range(pieces):
+                t = world_step(q, qd, sd, t, hs, locked, target, par, md, wpar, w, ww, cnt)
+            ww.state[0] = 1
+        else:
+            if ww.state[0] == 1:
+                _hand_over(q, qd, locked, par, md, w)
+                ww.state[0] = 0
+            t = step(q, qd, sd, t, h, locked, target, par, md, w, cnt)
+    return t
