@@ -52,13 +52,13 @@ class SlinkySolver:
         self._work = plain(self.work)  # what `run` takes (see there)
         # The world it may touch: then steps near it are world_contact's
         self.world = world if world is not None and world.solid else None
-        self._world: tuple | None = None
+        self._world_args: tuple | None = None
         if self.world is not None:
             wpar = np.zeros(1, WORLD)
             wpar["floor"], wpar["mu"], wpar["mu_static"] = (
                 self.world.floor, self.world.mu, self.world.mu_static)
             self.world_work = new_world_work(n, np.array(self.world.blocks(), float))
-            self._world = (wpar, tuple(self.world_work))
+            self._world_args = (wpar, tuple(self.world_work))
         # The kernels take records: views of these 1-element arrays. The modes are part
         # of the state, copied as integers (a structured array's copy costs 1.2 us).
         self._parameters = np.zeros(1, PARAMETERS)
@@ -380,12 +380,12 @@ class SlinkySolver:
     # -- stepping ------------------------------------------------------------
     def _advance(self, dt: float, k: int) -> float:
         """k steps of dt from self.t by the compiled kernels; returns the end time."""
-        if self._world is None:
+        if self._world_args is None:
             return run(self.q, self.qd, self.sd, self.t, dt, k, self.locked, self.target,
                        self._parameters, self._modes, self._work, self._counters)
         return run_world(self.q, self.qd, self.sd, self.t, dt, k, self.locked, self.target,
                          self._parameters, self._modes, self._work, self._counters,
-                         *self._world)
+                         *self._world_args)
 
     def _advance_raw(self, dt: float) -> None:
         self.t = self._advance(dt, 1)
