@@ -172,6 +172,27 @@ def body_velocities(q, v, E, out):
         out[2, k] = vy
 
 
+@njit(**JIT)
+def _centre_x(q, R, E, U, ws):
+    """x of the centre of mass (equal half hoops: the mean of the bar centres)."""
+    kinematics(q, R, E, U, ws)
+    n = U.shape[0]
+    x = 0.0
+    for k in range(n):
+        x += E[k, 0] + R * U[k, 0]
+    return x / n
+
+
+@njit(**JIT)
+def _centre_rate_x(q, R, E, U, body):
+    """x' of the centre of mass from the bars' velocities (E, U at q)."""
+    n = U.shape[0]
+    v = 0.0
+    for k in range(n):
+        v += body[1, k] - body[0, k] * (E[k, 1] + R * U[k, 1])
+    return v / n
+
+
 @njit(**JIT, inline="always")
 def _contact_point(c, R, E, U, ww):
     b = ww.bar[c]
@@ -523,9 +544,31 @@ def world_step(q, qd, sd, t, h, locked, target, par, modes, wpar, w, ww, cnt):
         vm = THETA * vplus[j] + (1.0 - THETA) * qd[j]
         diss += vm * vm
     sm.damping_loss += h * cd * diss
+    # the centre of mass's x' from the momentum: before the step, plus the contacts'
+    # horizontal impulse (the joint rates at q + h v+ give it only to first order)
+    xc = _centre_x(q, R, E, U, fw.aba_rows)
+    body_velocities(q, qd, E, ww.body)
+    vc = _centre_rate_x(q, R, E, U, ww.body)
+    for c in range(m):
+        nx = ww.normal[c, 0]
+        ny = ww.normal[c, 1]
+        vc += (ww.impulse[nrow + 2 * c] * nx + ww.impulse[nrow + 2 * c + 1] * ny) / (
+            n * par.mass)
     for j in range(nj):
         qd[j] = vplus[j]
         q[j] += h * vplus[j]
+    if modes.anchor_free != 0 and modes.grab == 0:
+        # With no horizontal force but the contacts', the centre moves as the momentum
+        # says: a rigid shift and a uniform drift put it there (second-order terms of
+        # q + h v+ and of the rates at the new q otherwise move it).
+        # The drift changes the kinetic energy by M d (x_c' + d / 2): it is left out
+        # where that is a gain (contacts never add energy).
+        q[0] += xc + h * vc - _centre_x(q, R, E, U, fw.aba_rows)
+        body_velocities(q, qd, E, ww.body)
+        now = _centre_rate_x(q, R, E, U, ww.body)
+        drift = vc - now
+        if drift * (now + 0.5 * drift) <= 0.0:
+            qd[0] += drift
     set_base(q, qd, t + h, par, modes, fw)
     for j in range(nj):
         locked[j] = False

@@ -1,0 +1,87 @@
+"""The [world] table: floor, stairs, table, friction; one clear error per bad key."""
+
+import math
+
+import numpy as np
+import pytest
+
+from slinky3d.errors import SceneError
+from slinky3d.scene.loader import loads
+from slinky3d.scene.world import World, distance
+
+STAIRS = """
+[world]
+mu = 0.4
+[world.stairs]
+top = [0.0, -0.1]
+height = 0.05
+depth = 0.12
+count = 3
+landing = 0.3
+"""
+
+
+def scene(world: str, slinky: str = "[slinky]\npreset = 'plastic'\n"):
+    return loads(slinky + world, "s.toml")
+
+
+def test_no_world_is_nothing_to_touch():
+    s = scene("")
+    assert s.world == World() and not s.world.solid and s.look.stairs == ()
+
+
+def test_stairs_make_blocks_a_floor_and_the_look():
+    w = scene(STAIRS.replace("top = [0.0, -0.1]", "top = [0.0, -0.9]")).world
+    assert w.mu == w.mu_static == 0.4
+    assert np.allclose(w.blocks(), [(-0.3, 0.0, -0.9), (0.0, 0.12, -0.95),
+                                    (0.12, 0.24, -1.0), (0.24, 0.36, -1.05)], atol=1e-15)
+    assert w.floor == pytest.approx(-0.9 - 4 * 0.05)  # one more step down
+    st = w.stairs
+    assert st.step_at(0.06, -0.95) == 1 and st.step_at(-0.1, -0.9) == 0
+    assert st.step_at(0.5, w.floor) == 4 and st.step_at(0.06, -0.5) is None
+
+
+def test_the_look_draws_the_worlds_blocks_on_its_floor():
+    s = scene(STAIRS.replace("top = [0.0, -0.1]", "top = [1.0, -0.9]"))
+    assert s.look.stairs == s.world.blocks() and s.look.floor_y == s.world.floor
+
+
+def test_a_table_stands_on_a_floor_below_it():
+    w = scene("[world]\n[world.table]\nedge = [0.2, -0.8]\nwidth = 0.5\n").world
+    assert w.blocks() == ((0.2 - 0.5, 0.2, -0.8),) and w.floor < -0.8
+
+
+def test_distance_outside_inside_and_off_a_corner():
+    w = scene(STAIRS.replace("top = [0.0, -0.1]", "top = [0.0, -0.9]")).world
+    pts = np.array([[-0.1, -0.85], [0.06, -1.0], [0.0 + 0.03, -0.9 + 0.04],
+                    [-0.1, -0.91]])
+    d = distance(w, pts)
+    assert d[0] == pytest.approx(0.05)  # above the landing
+    assert d[1] == pytest.approx(-0.05)  # 5 cm inside step 1, under its top
+    assert d[2] == pytest.approx(math.hypot(0.03, 0.04))  # off the nosing
+    assert d[3] == pytest.approx(-0.01)  # 1 cm into the landing
+
+
+@pytest.mark.parametrize("world, key, words", [
+    ("[world]\nmu = -1\n", "world.mu", "between"),
+    ("[world]\nfloor = 0\nmu = 0.5\nmu_static = 0.2\n", "world.mu_static", ">= mu"),
+    ("[world]\nmu = 0.5\n", "world.floor", "missing"),
+    ("[world]\nfloor = nan\n", "world.floor", "finite"),
+    ("[world]\nfloor = 0\ngravity = 1\n", "world.gravity", "unknown key"),
+    ("[world.stairs]\ntop = [0, 0]\nheight = 0.1\ndepth = 0.1\n", "world.stairs.count",
+     "missing"),
+    ("[world.stairs]\ntop = [0, 0]\nheight = 0.1\ndepth = 0.1\ncount = 2.5\n",
+     "world.stairs.count", "whole number"),
+    ("[world.stairs]\ntop = [0, 0]\nheight = 0\ndepth = 0.1\ncount = 2\n",
+     "world.stairs.height", "between"),
+    ("[world]\nfloor = 0.5\n[world.stairs]\ntop = [0, 0]\nheight = 0.1\ndepth = 0.1\n"
+     "count = 2\n", "world.floor", "below every step"),
+    ("[world.table]\nwidth = 1\n", "world.table.edge", "missing"),
+    ("[world]\nfloor = -0.5\n", "slinky", "inside the floor"),
+    ("[world]\nfloor = -1\n[look]\nfloor_y = -2\n", "look.floor_y", "[world] floor"),
+])
+def test_world_errors(world, key, words):
+    with pytest.raises(SceneError) as e:
+        scene(world)
+    assert e.value.key == key and words in str(e.value)
+    assert "\n" not in str(e.value)
