@@ -357,10 +357,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         raise SlinkyError("--jobs sets the local pool; with --cluster the cluster's "
                           "workers run the points")
     spec = sweep.read_spec(args.spec, args.duration)
+    jobs = min(args.jobs or os.cpu_count() or 1, len(spec.points()))
     t0 = time.perf_counter()
-    outcomes = sweep.run(spec, jobs=args.jobs, cluster=args.cluster, progress=not args.quiet)
-    where = (f"the Dask cluster at {args.cluster}" if args.cluster is not None
-             else f"{args.jobs or os.cpu_count() or 1} local processes")
+    outcomes = sweep.run(spec, jobs=jobs, cluster=args.cluster, progress=not args.quiet)
+    where = (f"on the Dask cluster at {args.cluster}" if args.cluster is not None
+             else "in this process" if jobs == 1 else f"on {jobs} local processes")
     table, picture = sweep.write(spec, outcomes, args.out or spec.out)
     print(sweep.summary(spec, outcomes, time.perf_counter() - t0, where))
     print(f"table: {table}")

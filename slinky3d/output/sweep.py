@@ -491,4 +491,4 @@ def summary(spec: Spec, outcomes: Sequence[Outcome], wall: float, where: str) ->
     parts = ", ".join(f"{n} {k}" for k, n in counts.items())
     walked = [o.steps_walked for o in outcomes if o.steps_walked is not None]
     best = f"; most steps walked: {max(walked)}" if walked else ""
-    return f"{spec.stem}: {len(outcomes)} points ({parts}) in {wall:.1f} s on {where}{best}"
+    return f"{spec.stem}: {len(outcomes)} points ({parts}) in {wall:.1f} s {where}{best}"
