@@ -15,6 +15,7 @@ import itertools
 import math
 import multiprocessing
 import os
+import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -210,8 +211,9 @@ def _grid(ctx: Context, raw: Any, fixed: Sequence[str]) -> tuple[tuple[str, tupl
                                           f"not {type_name(v)}")
             if isinstance(v, float) and not math.isfinite(v):
                 ctx.fail(f"{where}[{i}]", f"must be a finite number, not {v}")
+        seen = [(isinstance(v, bool), v) for v in values]  # 1 and 1.0 alike, true apart
         for i, v in enumerate(values):
-            if any(type(v) is type(w) and v == w for w in values[:i]):
+            if seen[i] in seen[:i]:
                 ctx.fail(f"{where}[{i}]", f"repeats the value {v!r}")
         axes.append((k, tuple(values)))
     return tuple(axes)
@@ -323,7 +325,9 @@ def run(spec: Spec, jobs: int | None = None, cluster: str | None = None,
     points = spec.points()
     from tqdm import tqdm  # type: ignore[import-untyped]  # no stubs shipped
 
-    with tqdm(total=len(points), desc=spec.stem, unit="point", disable=not progress) as bar:
+    # disable=None: a bar on a terminal only, so logs and tests stay clean
+    with tqdm(total=len(points), desc=spec.stem, unit="point", file=sys.stderr,
+              dynamic_ncols=True, disable=None if progress else True) as bar:
         if cluster is not None:
             done = _on_cluster(points, cluster, bar.update)
         else:
@@ -337,13 +341,15 @@ def _on_pool(points: Sequence[Point], jobs: int, tick: Callable[[int], Any]) -> 
     # forkserver: a fork of a clean server, not of this process and its threads.
     method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
     out = []
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(points)),
+                               mp_context=multiprocessing.get_context(method))
     try:
-        with ProcessPoolExecutor(max_workers=min(jobs, len(points)),
-                                 mp_context=multiprocessing.get_context(method)) as pool:
-            for fut in as_completed([pool.submit(run_point, p) for p in points]):
-                out.append(_ticked(fut.result(), tick))
+        for fut in as_completed([pool.submit(run_point, p) for p in points]):
+            out.append(_ticked(fut.result(), tick))
     except BrokenProcessPool as e:
         raise SlinkyError(f"a worker process died: {_line(e)}") from None
+    finally:  # Ctrl-C or a dead worker: the points not started are dropped
+        pool.shutdown(wait=True, cancel_futures=True)
     return out
 
 
@@ -361,7 +367,7 @@ def _on_cluster(points: Sequence[Point], address: str,
         raise SlinkyError(f"--cluster needs Dask distributed: {CLUSTER_HINT}") from None
     try:
         client = Client(address, timeout=CONNECT_TIMEOUT)
-    except (OSError, TimeoutError, ValueError, TypeError) as e:
+    except Exception as e:  # OSError, TimeoutError, ValueError for a malformed address...
         raise SlinkyError(f"cannot reach the Dask scheduler at {address}: {_line(e)}") from None
     out = []
     with client:
@@ -414,7 +420,7 @@ def _label(v: Any) -> str:
     return f"{v:g}" if isinstance(v, float) else str(v)
 
 
-LEGEND = "-: no end rested on a tread;  *: the solver rolled back;  invalid: not a valid scene"
+LEGEND = "-: no end rested on a tread;  *: the solver rolled back"
 
 
 def _cell_text(o: Outcome) -> str:
@@ -432,6 +438,7 @@ def draw_map(spec: Spec, outcomes: Sequence[Outcome], path: Path) -> None:
     import matplotlib
     import numpy as np
     from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
 
     axes = dict(spec.axes)
     xs = axes[spec.x]
@@ -446,7 +453,7 @@ def draw_map(spec: Spec, outcomes: Sequence[Outcome], path: Path) -> None:
     if lo == hi:
         lo, hi = lo - 0.5, hi + 0.5
     cmap = matplotlib.colormaps["viridis"].with_extremes(bad="0.85")
-    fig = Figure(figsize=(1.2 + 3.6 * len(ps), 3.8), layout="constrained")
+    fig = Figure(figsize=(max(5.6, 1.2 + 3.6 * len(ps)), 3.8), layout="constrained")
     panels = fig.subplots(1, len(ps), squeeze=False)[0]
     image = None
     for ax, pv in zip(panels, ps, strict=True):
@@ -456,8 +463,10 @@ def draw_map(spec: Spec, outcomes: Sequence[Outcome], path: Path) -> None:
                 o = cells[(pv, yv, xv)]
                 if o.steps_walked is not None:
                     z[i, j] = o.steps_walked
+                # Dark text on viridis's light upper end and on the grey, light elsewhere.
+                light = o.steps_walked is not None and (o.steps_walked - lo) / (hi - lo) < 0.6
                 ax.text(j, i, _cell_text(o), ha="center", va="center", fontsize=8,
-                        color="w" if o.steps_walked is not None else "0.2")
+                        color="w" if light else "0.1")
         image = ax.imshow(z, origin="lower", cmap=cmap, vmin=lo, vmax=hi, aspect="auto")
         ax.set_xticks(range(len(xs)), [_label(v) for v in xs])
         ax.set_yticks(range(len(ys)), [_label(v) for v in ys] if spec.y else [""])
@@ -467,7 +476,9 @@ def draw_map(spec: Spec, outcomes: Sequence[Outcome], path: Path) -> None:
         if spec.panels is not None:
             ax.set_title(f"{spec.panels} = {_label(pv)}", fontsize=9)
     assert image is not None
-    fig.colorbar(image, ax=list(panels), label="steps walked")
+    bar = fig.colorbar(image, ax=list(panels), label="steps walked")
+    bar.locator = MaxNLocator(integer=True)
+    bar.update_ticks()
     fig.suptitle(f"{spec.title}\n{LEGEND}", fontsize=9)
     fig.savefig(path, dpi=120)
 

@@ -161,6 +161,8 @@ def test_the_spec_default_prefix_and_duration(capsys, tmp_path, monkeypatch):
      'grid."world.stairs.height"[0]: must be a number, a string or a boolean, not an array'),
     (lambda s: s.replace("[0.05, 0.08]", "[0.05, 0.05]"),
      'grid."world.stairs.height"[1]: repeats the value 0.05'),
+    (lambda s: s.replace("[0.05, 0.08]", "[1, 1.0]"),
+     'grid."world.stairs.height"[1]: repeats the value 1.0'),
     (lambda s: s.replace('"world.stairs.height"', '"world..height"'),
      "must be a dotted scene key"),
     (lambda s: s.replace('x = "world.stairs.depth"', 'x = "world.stairs.top"'),
@@ -213,6 +215,8 @@ def test_an_unreachable_cluster_is_one_line(tmp_path, monkeypatch):
     spec = sweep.read_spec(write(tmp_path))
     with pytest.raises(SlinkyError, match="cannot reach the Dask scheduler at tcp://"):
         sweep.run(spec, cluster="tcp://127.0.0.1:9", progress=False)
+    with pytest.raises(SlinkyError, match="at no-port: .*missing port number"):
+        sweep.run(spec, cluster="no-port", progress=False)
 
 
 @given(st.one_of(st.floats(allow_nan=False, allow_infinity=False), st.integers(-10**6, 10**6),
