@@ -148,7 +148,7 @@ def _add_sweep(sub: Any) -> None:
     sw.add_argument("--cluster", metavar="ADDRESS",
                     help="run on the Dask distributed cluster whose scheduler is at ADDRESS "
                          "(e.g. tcp://10.0.0.5:8786); needs pip install 'slinky3d[cluster]'")
-    sw.add_argument("--duration", type=_number(0, math.inf, True, "a time > 0 in s"),
+    sw.add_argument("--duration", type=_number(0, math.inf, True, "a time > 0 in s"), metavar="T",
                     help="simulated seconds per point (default: the spec's, else the scene's)")
     sw.add_argument("--out", metavar="PREFIX",
                     help="write PREFIX.csv and PREFIX.png (default: the spec's `out`, "
