@@ -1,5 +1,5 @@
-"""The `slinky3d` command line: simulate, figure, scenes, screenshot, run, replay and
-record; `slinky3d` alone opens the app on DEFAULT_SCENE.
+"""The `slinky3d` command line: simulate, figure, scenes, screenshot, run, replay, record
+and sweep; `slinky3d` alone opens the app on DEFAULT_SCENE.
 
 Every user error prints one line, `slinky3d: error: ...`, and exits with status 2;
 Ctrl-C exits with 130. Heavy modules (solvers, matplotlib, OpenGL) load lazily inside
@@ -131,7 +131,30 @@ def build_parser() -> argparse.ArgumentParser:
     _add_window_test_options(rep)
     rep.set_defaults(func=cmd_replay)
     _add_record(sub)
+    _add_sweep(sub)
     return parser
+
+
+def _add_sweep(sub: Any) -> None:
+    sw = sub.add_parser(
+        "sweep", help="run a grid of scenes (e.g. step height x depth) and map steps walked",
+        description="Run every point of a sweep spec's grid of scene overrides headless "
+        "(real-time solver), measure how far the Slinky walks down the stairs, and write "
+        "a table (PREFIX.csv) and a heat map (PREFIX.png) (docs/sweep.md).")
+    sw.add_argument("spec", help="sweep spec (.toml), or the name of a shipped one "
+                    "(e.g. walking)")
+    sw.add_argument("--jobs", type=_int(1, 4096, "a number of processes"), metavar="N",
+                    help="local worker processes (default: the number of CPUs)")
+    sw.add_argument("--cluster", metavar="ADDRESS",
+                    help="run on the Dask distributed cluster whose scheduler is at ADDRESS "
+                         "(e.g. tcp://10.0.0.5:8786); needs pip install 'slinky3d[cluster]'")
+    sw.add_argument("--duration", type=_number(0, math.inf, True, "a time > 0 in s"), metavar="T",
+                    help="simulated seconds per point (default: the spec's, else the scene's)")
+    sw.add_argument("--out", metavar="PREFIX",
+                    help="write PREFIX.csv and PREFIX.png (default: the spec's `out`, "
+                         "else its name, here)")
+    sw.add_argument("--quiet", action="store_true", help="no progress bar")
+    sw.set_defaults(func=cmd_sweep)
 
 
 def _add_record(sub: Any) -> None:
@@ -322,6 +345,31 @@ def cmd_record(args: argparse.Namespace) -> int:
     from slinky3d.viewer import filming
 
     return filming.record(args)
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    import os
+    import time
+
+    from slinky3d.output import sweep
+
+    if args.cluster is not None and args.jobs is not None:
+        raise SlinkyError("--jobs sets the local pool; with --cluster the cluster's "
+                          "workers run the points")
+    spec = sweep.read_spec(args.spec, args.duration)
+    jobs = min(args.jobs or os.cpu_count() or 1, len(spec.points()))
+    t0 = time.perf_counter()
+    outcomes = sweep.run(spec, jobs=jobs, cluster=args.cluster, progress=not args.quiet)
+    where = (f"on the Dask cluster at {args.cluster}" if args.cluster is not None
+             else "in this process" if jobs == 1 else f"on {jobs} local processes")
+    table, picture = sweep.write(spec, outcomes, args.out or spec.out)
+    print(sweep.summary(spec, outcomes, time.perf_counter() - t0, where))
+    print(f"table: {table}")
+    print(f"map: {picture}")
+    if all(o.status.startswith(sweep.INVALID) for o in outcomes):
+        raise SlinkyError("every grid point is invalid, the first: "
+                          + outcomes[0].status.partition(": ")[2])
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

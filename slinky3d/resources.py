@@ -1,4 +1,4 @@
-"""Find the scene and shader files, installed (inside the wheel) or in a source checkout."""
+"""Find the scene, shader and sweep files, installed (inside the wheel) or in a source checkout."""
 
 from __future__ import annotations
 
@@ -8,9 +8,12 @@ from pathlib import Path
 _ROOT = Path(__file__).resolve().parent.parent
 
 
+KINDS = ("scenes", "shaders", "sweeps")
+
+
 def data_dir(kind: str) -> Path:
-    """Directory holding the shipped `scenes` or `shaders`."""
-    if kind not in ("scenes", "shaders"):
+    """Directory holding the shipped `scenes`, `shaders` or `sweeps`."""
+    if kind not in KINDS:
         raise ValueError(f"unknown resource kind {kind!r}")
     # A source checkout has them beside the package; a wheel has them inside it.
     local = _ROOT / kind
@@ -23,11 +26,25 @@ def data_dir(kind: str) -> Path:
 
 def scene_path(name: str) -> Path:
     """A scene given as a path, or as the name of a shipped scene ("1Pa", "1Pa.toml")."""
+    return _named("scenes", name)
+
+
+def sweep_path(name: str) -> Path:
+    """A sweep spec given as a path, or as the name of a shipped one ("walking")."""
+    return _named("sweeps", name)
+
+
+def shipped_names(kind: str) -> list[str]:
+    """The names of the shipped TOML files of a kind, sorted."""
+    return sorted(p.stem for p in data_dir(kind).glob("*.toml"))
+
+
+def _named(kind: str, name: str) -> Path:
     p = Path(name)
     if p.is_file():
         return p
     stem = p.name if p.suffix == ".toml" else p.name + ".toml"
-    shipped = data_dir("scenes") / stem
+    shipped = data_dir(kind) / stem
     if shipped.is_file():
         return shipped
     return p  # the caller reports it as missing

@@ -1,4 +1,4 @@
-"""The wheel ships the scenes and shaders, and an installed copy finds them at run time."""
+"""The wheel ships the scenes, shaders and sweep specs; an installed copy finds them."""
 
 import os
 import shutil
@@ -12,7 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_wheel_ships_scenes_and_shaders(tmp_path):
+def test_wheel_ships_scenes_shaders_and_sweeps(tmp_path):
     # Build from a copy so no build/ or egg-info lands in the working tree.
     src = tmp_path / "src"
     src.mkdir()
@@ -20,7 +20,7 @@ def test_wheel_ships_scenes_and_shaders(tmp_path):
         if (ROOT / name).is_file():
             shutil.copy(ROOT / name, src / name)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for name in ("slinky3d", "scenes", "shaders"):
+    for name in ("slinky3d", "scenes", "shaders", "sweeps"):
         shutil.copytree(ROOT / name, src / name, ignore=ignore)
     r = subprocess.run([sys.executable, "-m", "pip", "wheel", str(src), "--no-deps", "-q",
                         "-w", str(tmp_path / "dist")], capture_output=True, text=True,
@@ -30,7 +30,7 @@ def test_wheel_ships_scenes_and_shaders(tmp_path):
     assert r.returncode == 0, r.stderr
     (wheel,) = (tmp_path / "dist").glob("slinky3d-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    for kind, ext in (("scenes", "toml"), ("shaders", "glsl")):
+    for kind, ext in (("scenes", "toml"), ("shaders", "glsl"), ("sweeps", "toml")):
         want = {f"slinky3d/{kind}/{p.name}" for p in (ROOT / kind).glob(f"*.{ext}")}
         assert want and want <= set(names), kind
     # Installed (here: unpacked) away from the checkout, it finds its own scenes.
@@ -42,3 +42,9 @@ def test_wheel_ships_scenes_and_shaders(tmp_path):
     assert run.returncode == 0, run.stderr
     listed = {line.split()[0] for line in run.stdout.splitlines()}
     assert listed == {p.stem for p in (ROOT / "scenes").glob("*.toml")}
+    # And its sweep specs (`slinky3d sweep walking`).
+    code = "from slinky3d.resources import sweep_path; print(sweep_path('walking'))"
+    found = subprocess.run([sys.executable, "-c", code], cwd=tmp_path,
+                           env={**os.environ, "PYTHONPATH": str(site)}, capture_output=True,
+                           text=True, timeout=60)
+    assert found.stdout.strip() == str(site / "slinky3d" / "sweeps" / "walking.toml"), found
