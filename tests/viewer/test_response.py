@@ -39,7 +39,7 @@ def test_time_going_back_starts_the_curve_again():
 
 
 def test_resonance_scene_peaks_at_the_lowest_natural_frequency():
-    """The `resonance` scene's claim: the bottom end's response grows tenfold near
+    """The `resonance` scene's claim: the bottom end's response grows eightfold near
     0.8 Hz, the hanging plastic Slinky's lowest natural frequency (0.76 Hz from its
     linearised equations, docs/model.md section 8), and dies down past it."""
     sc = loader.load("resonance", ["slinky.anchor.motion.frequency_max=1.4"])
@@ -51,5 +51,5 @@ def test_resonance_scene_peaks_at_the_lowest_natural_frequency():
     f, a = np.array(r.freq), np.array(r.amp)
     peak = f[np.argmax(a)]
     assert 0.7 < peak < 1.0
-    assert a.max() > 10 * a[f < 0.4].max()
+    assert a.max() > 8 * a[f < 0.4].max()
     assert a[f > 1.3].max() < 0.3 * a.max()
