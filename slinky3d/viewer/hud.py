@@ -219,6 +219,10 @@ class Hud:
             imgui.text_colored((1.0, 0.95, 0.5, 1.0), view.message)
         for t in self.hover:
             imgui.text_colored((*HOVER_COLOUR, 1.0), f"bottom predicted to fall at t = {t:.3f} s")
+        for _, r in self.responses:
+            if r.amp:
+                imgui.text(f"drive {r.freq[-1]:.2f} Hz    bottom amplitude "
+                           f"{r.amp[-1] * 1e3:.1f} mm")
 
     def _bars(self, imgui: Any) -> None:
         px = self.px
