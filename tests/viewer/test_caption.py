@@ -1,8 +1,7 @@
 """The caption box (viewer/caption.py) and the HUD's phenomena marks: the scene's title
-and description for a while after it opens, the caption key, the predicted hover time."""
+and description for a while after it opens, the caption key, the predicted hover time
+(drawn: tests/viewer/test_overlay.py)."""
 
-import pytest
-from test_overlay import H, Rig, W
 
 from slinky3d.model import levitation
 from slinky3d.scene import loader
@@ -39,23 +38,3 @@ def test_hover_mark_is_the_release_plus_the_predicted_hover_time():
     assert hover_marks(sc) == [s.anchor.release_time + levitation.hover_time(s.params, s.q0)]
     assert hover_marks(loader.load("hanging-plastic")) == []  # nothing is dropped
     assert hover_marks(loader.load("1Pa")) == []  # the far end is let go, not the top
-
-
-@pytest.mark.gl
-def test_overlay_draws_the_caption_at_the_bottom_centre():
-    rig = Rig()
-    try:
-        sc = loader.load("levitation")
-        view = rig.view(scene=sc, show_panel=False)
-        rig.frame(view)
-        rig.frame(view)  # imgui sizes a new window in its first frame
-        x0, y0, x1, y1 = rig.overlay.hud.caption.rect
-        assert x1 > x0 and y1 > y0
-        assert (x0 + x1) / 2 == pytest.approx(W / 2, abs=1)
-        assert y1 <= H and y0 > H / 2
-        assert rig.overlay.hud.hover == hover_marks(sc)
-        rig.overlay.hud.caption.toggle(sc)
-        rig.frame(view)
-        assert rig.overlay.hud.caption.rect == (0.0, 0.0, 0.0, 0.0)
-    finally:
-        rig.close()
