@@ -8,6 +8,7 @@ shows it for good, or hides it.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 CAPTION_SECONDS = 12.0  # wall s a new scene's caption stays up by itself
@@ -19,7 +20,7 @@ ALPHA = 0.6  # background opacity
 class Caption:
     """Whether the caption shows, and drawing it (immediate mode, once per frame)."""
 
-    def __init__(self, font_px: float, clock=time.perf_counter):
+    def __init__(self, font_px: float, clock: Callable[[], float] = time.perf_counter):
         self.px = font_px
         self.clock = clock
         self.pinned: bool | None = None  # True: shown, False: hidden, None: by the timer

@@ -46,16 +46,22 @@ class Response:
 
     def __init__(self, motion: Any):
         self.motion = motion
-        self._t: list[float] = []
+        self._t: list[float] = []  # the samples of the last WINDOW s
         self._y: list[float] = []
         self.freq: list[float] = []  # Hz, the drive's
         self.amp: list[float] = []  # m, the bottom end's at that frequency
+
+    def clear(self) -> None:
+        self._t.clear()
+        self._y.clear()
+        self.freq.clear()
+        self.amp.clear()
 
     def add(self, t: float, bottom_y: float) -> None:
         """A sample of the bottom end's height (m) at simulated time t (s); a time that
         goes back (a reset, a replay) starts the curve again."""
         if self._t and t < self._t[-1]:
-            self.__init__(self.motion)  # type: ignore[misc]
+            self.clear()
         if self._t and t == self._t[-1]:
             return  # paused
         self._t.append(t)
