@@ -123,3 +123,16 @@ def test_stiffer_soft_contact_leaves_the_rigid_law_in_the_steel_cascade():
     e5, e50 = law_error("4S", soft(5.0), 0.6), law_error("4S", soft(50.0), 0.6)
     assert e50 > e5 and e50 > 0.03
     assert law_error("3Pa", soft(50.0), 0.6) < 1e-4
+
+
+PHENOMENA = ["levitation", "waves", "resonance", "posts-arch", "u-hands", "throw",
+             "side-contact-laws", "side-1Pa-1Pb"]
+
+
+@pytest.mark.parametrize("name", PHENOMENA)
+def test_phenomena_run_their_whole_duration_without_a_roll_back(name):
+    """The divergence guard never has to step in (a kiosk plays them all day)."""
+    sc = loader.load(name)
+    d, stats = record(sc, sc.duration, 10.0, "realtime")
+    assert stats["rollbacks"] == 0
+    assert np.all(np.isfinite(d["ends"]))
