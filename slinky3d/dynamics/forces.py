@@ -30,14 +30,32 @@ def anchor_motion(par, t, pose, vel, acc):
         vel[i] = 0.0
         acc[i] = 0.0
     if not (t <= par.drive_start or par.drive_frequency <= 0.0):
-        w = 2.0 * math.pi * par.drive_frequency
-        a = w * (t - par.drive_start) + par.drive_phase
+        # Motion.at's law (scene/spec.py), compiled: a sinusoid, or a chirp
+        tau = t - par.drive_start
         s0 = math.sin(par.drive_phase)
         amps = (par.drive_x, par.drive_y, par.drive_phi)
-        for i in range(3):
-            pose[i] += amps[i] * (math.sin(a) - s0)
-            vel[i] = amps[i] * w * math.cos(a)
-            acc[i] = -amps[i] * w * w * math.sin(a)
+        if par.drive_rate <= 0.0:
+            w = 2.0 * math.pi * par.drive_frequency
+            a = w * tau + par.drive_phase
+            for i in range(3):
+                pose[i] += amps[i] * (math.sin(a) - s0)
+                vel[i] = amps[i] * w * math.cos(a)
+                acc[i] = -amps[i] * w * w * math.sin(a)
+        else:
+            rate = par.drive_rate
+            f0 = par.drive_frequency
+            sweep = max(par.drive_frequency_max - f0, 0.0) / rate
+            ts = min(tau, sweep)
+            cycles = (f0 + 0.5 * rate * ts) * ts
+            if tau > ts:  # past the sweep: on at frequency_max
+                cycles += par.drive_frequency_max * (tau - ts)
+            a = 2.0 * math.pi * cycles + par.drive_phase
+            w = 2.0 * math.pi * (f0 + rate * ts)
+            wd = 2.0 * math.pi * rate if tau < sweep else 0.0
+            for i in range(3):
+                pose[i] += amps[i] * (math.sin(a) - s0)
+                vel[i] = amps[i] * w * math.cos(a)
+                acc[i] = amps[i] * (wd * math.cos(a) - w * w * math.sin(a))
     if par.hand != 0.0:
         # a hand's piecewise-constant acceleration (SlinkySolver.drive)
         tau = t - par.hand_t0

@@ -86,6 +86,7 @@ class SlinkySolver:
                 mo.amplitude[0], mo.amplitude[1], mo.rot_amplitude)
             par["drive_frequency"], par["drive_phase"], par["drive_start"] = (
                 mo.frequency, mo.phase, mo.start)
+            par["drive_rate"], par["drive_frequency_max"] = mo.frequency_rate, mo.frequency_max
         self._scripted = bool(par["drive_frequency"] > 0.0)
         law = LAWS[spec.contact.law] if spec.contact.enabled else LAW_OFF
         self.modes["law"] = law

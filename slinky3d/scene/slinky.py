@@ -82,13 +82,19 @@ def _release(t: Table, condition: str) -> float:
 
 def _motion(t: Table) -> Motion:
     m = Motion()
-    return Motion(
+    motion = Motion(
         amplitude=t.point("amplitude", m.amplitude),
         frequency=t.number("frequency", m.frequency, lo=0.0, open_lo=True),
         phase=t.number("phase", m.phase),
         rot_amplitude=t.number("rot_amplitude", m.rot_amplitude),
         start=t.number("start", m.start, lo=0.0),
+        frequency_rate=t.number("frequency_rate", m.frequency_rate, lo=0.0),
+        frequency_max=t.number("frequency_max", m.frequency_max, lo=0.0, open_lo=True),
     )
+    if motion.frequency_max < motion.frequency:
+        t.fail("frequency_max", f"must be >= frequency ({motion.frequency:g} Hz), got "
+                                f"{motion.frequency_max:g}")
+    return motion
 
 
 def _anchor(t: Table) -> EndSpec:

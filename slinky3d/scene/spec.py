@@ -27,28 +27,65 @@ CONTACT_LAWS = ("rigid", "paper", "soft")
 class Motion:
     """Scripted motion of an end: a sinusoid about its initial pose, from `start` on.
 
-    offset(t) = amplitude * sin(2 pi f (t - start) + phase) - amplitude * sin(phase),
-    so the motion starts from the initial pose; the rotation uses rot_amplitude the
-    same way. Before `start` the end is still.
+    offset(t) = amplitude * (sin(psi(t)) - sin(phase)), so the motion starts from the
+    initial pose; the rotation uses rot_amplitude the same way. Before `start` the end
+    is still. The phase psi grows at 2 pi f(t): a chirp, whose frequency
+    f(t) = frequency + frequency_rate (t - start) rises until it reaches frequency_max
+    and stays there (frequency_rate = 0: a plain sinusoid, psi = 2 pi f (t - start) +
+    phase).
     """
 
     amplitude: tuple[float, float] = (0.0, 0.0)  # m
-    frequency: float = 1.0  # Hz
+    frequency: float = 1.0  # Hz, at `start`
     phase: float = 0.0  # rad
     rot_amplitude: float = 0.0  # rad
     start: float = 0.0  # s
+    frequency_rate: float = 0.0  # Hz/s: the chirp's rise
+    frequency_max: float = math.inf  # Hz: where the chirp stops rising
+
+    def sweep_time(self) -> float:
+        """How long after `start` the frequency rises (s; inf: for ever, 0: never)."""
+        if self.frequency_rate <= 0.0:
+            return 0.0
+        return max(self.frequency_max - self.frequency, 0.0) / self.frequency_rate
+
+    def frequency_at(self, t: float) -> float:
+        """The driving frequency f(t) (Hz); before `start`, the first one."""
+        tau = min(max(t - self.start, 0.0), self.sweep_time())
+        return self.frequency + self.frequency_rate * tau
+
+    def phase_at(self, t: float) -> float:
+        """psi(t), the phase of the sine (rad); `phase` before `start`."""
+        tau = max(t - self.start, 0.0)
+        if self.frequency_rate <= 0.0:
+            w = 2 * math.pi * self.frequency
+            return w * tau + self.phase
+        sweep = self.sweep_time()
+        ts = min(tau, sweep)
+        cycles = (self.frequency + 0.5 * self.frequency_rate * ts) * ts
+        if tau > ts:  # past the sweep: on at frequency_max
+            cycles += self.frequency_max * (tau - ts)
+        return 2 * math.pi * cycles + self.phase
 
     def at(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(pose, velocity, acceleration) offsets, each (x, y, angle)."""
         amp = np.array([self.amplitude[0], self.amplitude[1], self.rot_amplitude])
         if t <= self.start:
             return np.zeros(3), np.zeros(3), np.zeros(3)
-        w = 2 * math.pi * self.frequency
-        a = w * (t - self.start) + self.phase
+        a = self.phase_at(t)
+        w = 2 * math.pi * self.frequency_at(t)
+        if self.frequency_rate <= 0.0:
+            return (
+                amp * (math.sin(a) - math.sin(self.phase)),
+                amp * w * math.cos(a),
+                -amp * w * w * math.sin(a),
+            )
+        # psi'' = 2 pi frequency_rate while the frequency rises
+        wd = 2 * math.pi * self.frequency_rate if t - self.start < self.sweep_time() else 0.0
         return (
             amp * (math.sin(a) - math.sin(self.phase)),
             amp * w * math.cos(a),
-            -amp * w * w * math.sin(a),
+            amp * (wd * math.cos(a) - w * w * math.sin(a)),
         )
 
 

@@ -301,6 +301,9 @@ class Controls:
     def key_fullscreen(self, index: int = 0) -> None:
         self.window.set_fullscreen(not self.window.fullscreen)
 
+    def key_caption(self, index: int = 0) -> None:
+        self.overlay.hud.caption.toggle(self.scene)
+
     def key_help(self, index: int = 0) -> None:
         self.show_help = not self.show_help
 

@@ -17,6 +17,8 @@ from typing import Any
 import numpy as np
 
 from slinky3d.runtime.snapshot import Energy
+from slinky3d.viewer.caption import Caption
+from slinky3d.viewer.response import Response, driven
 
 # (label, colour) of each bar, in the order drawn; colours as PhET's energy bars.
 BARS: tuple[tuple[str, tuple[float, float, float]], ...] = (
@@ -32,6 +34,7 @@ PLOT_POINTS = 150  # points per line at most (~3 px apart): the plot's cost grow
 HUD_ALPHA = 0.55  # background opacity
 PLOT_MARGIN = 0.08  # of the plotted values' range, above and below them
 WINDOW = "##hud"  # the HUD's imgui window (overlay.py caches it as a layer of its own)
+HOVER_COLOUR = (1.0, 0.85, 0.3)  # the predicted end of pseudo-levitation
 SLOT = 3.0  # width of a bar's column, in font sizes (its labels are 0.75 of one)
 
 
@@ -93,6 +96,21 @@ def joules(v: float, ruler: float) -> str:
     return f"{v / size:.{digits}f} {name}"
 
 
+def hover_marks(scene: Any) -> list[float]:
+    """The simulated times (s) at which the bottom of each dropped Slinky of the scene is
+    predicted to start falling (model/levitation.py): a hanging Slinky whose top is let
+    go at a time."""
+    from slinky3d.model.levitation import hover_time
+
+    out = []
+    for s in getattr(scene, "slinkies", ()):
+        a = s.anchor
+        if (s.shape == "hanging" and a.condition == "released" and s.far.condition == "free"
+                and math.isfinite(a.release_time)):
+            out.append(a.release_time + hover_time(s.params, s.q0))
+    return out
+
+
 @dataclass
 class Ruler:
     """The bars' scale: the largest positive and negative values seen in this run."""
@@ -127,11 +145,16 @@ class Hud:
         self.bar_rects: dict[str, tuple[float, float, float, float]] = {}
         self.values: tuple[float, ...] = ()
         self.rect = (0.0, 0.0, 0.0, 0.0)  # the HUD window's, last frame
+        self.caption = Caption(font_px)
+        self._scene: Any = None  # the scene the marks and responses below are for
+        self.hover: list[float] = []  # predicted ends of pseudo-levitation (s)
+        self.responses: list[tuple[int, Response]] = []  # (Slinky, its response curve)
 
     def draw(self, view: Any, imgui: Any, implot: Any) -> None:
         """One frame of the HUD for an `OverlayView`."""
         snap = view.snapshot
         replaying = view.replay is not None
+        self._follow(getattr(view, "scene", None), snap, replaying)
         if snap.t < self._t_last and not replaying:  # a reset or a new scene: a new run
             self._start = None
             self.ruler = Ruler()
@@ -156,8 +179,23 @@ class Hud:
             self._bars(imgui)
             if view.energy_history is not None and len(view.energy_history) > 1:
                 self._plot(np.asarray(view.energy_history, dtype=float), start, imgui, implot)
+        for i, response in self.responses:
+            self._response_plot(i, response, imgui, implot)
         self.rect = window_rect(imgui)
         imgui.end()
+        self.caption.draw(self._scene, imgui)
+
+    def _follow(self, scene: Any, snap: Any, replaying: bool) -> None:
+        """The scene's predicted hover times and the driven Slinkies' responses."""
+        if scene is not self._scene:
+            self._scene = scene
+            self.hover = hover_marks(scene)
+            self.responses = [(i, Response(m)) for i, m in driven(scene)]
+        if replaying:
+            return
+        for i, response in self.responses:
+            if i < len(snap.slinkies) and snap.slinkies[i].anchor_held:
+                response.add(snap.t, float(snap.slinkies[i].ends[-1][1]))
 
     # -- parts ---------------------------------------------------------------------
     def _text(self, view: Any, imgui: Any) -> None:
@@ -179,6 +217,12 @@ class Hud:
             imgui.text_colored((1.0, 0.6, 0.3, 1.0), status)
         if view.message:
             imgui.text_colored((1.0, 0.95, 0.5, 1.0), view.message)
+        for t in self.hover:
+            imgui.text_colored((*HOVER_COLOUR, 1.0), f"bottom predicted to fall at t = {t:.3f} s")
+        for _, r in self.responses:
+            if r.amp:
+                imgui.text(f"drive {r.freq[-1]:.2f} Hz    bottom amplitude "
+                           f"{r.amp[-1] * 1e3:.1f} mm")
 
     def _bars(self, imgui: Any) -> None:
         px = self.px
@@ -235,5 +279,27 @@ class Hud:
             for (label, rgb), y in zip(BARS, ys, strict=True):
                 spec = implot.Spec(line_color=(*rgb, 1.0), line_weight=2.0)
                 implot.plot_line(label, t, y, spec)
+            if self.hover:
+                implot.plot_inf_lines("hover", np.array(self.hover, dtype=float),
+                                      implot.Spec(line_color=(*HOVER_COLOUR, 1.0)))
+            implot.end_plot()
+        imgui.pop_font()
+
+    def _response_plot(self, i: int, response: Response, imgui: Any, implot: Any) -> None:
+        """The bottom end's amplitude against the driving frequency (viewer/response.py)."""
+        flags = (implot.Flags_.no_title | implot.Flags_.no_legend | implot.Flags_.no_menus
+                 | implot.Flags_.no_box_select | implot.Flags_.no_mouse_text)
+        imgui.push_font(None, 0.7 * self.px)
+        if implot.begin_plot(f"##response{i}", (SLOT * self.px * len(BARS), 5.0 * self.px),
+                             flags):
+            implot.setup_axes("drive frequency (Hz)", "bottom, mm")
+            lo, hi = response.frequency_range()
+            implot.setup_axis_limits(implot.ImAxis_.x1, lo, hi, implot.Cond_.always)
+            amp = np.asarray(response.amp, dtype=float) * 1e3
+            top = float(amp.max()) * (1 + PLOT_MARGIN) if amp.size else 1.0
+            implot.setup_axis_limits(implot.ImAxis_.y1, 0.0, max(top, 1.0), implot.Cond_.always)
+            if amp.size:
+                implot.plot_line("amplitude", np.asarray(response.freq, dtype=float), amp,
+                                 implot.Spec(line_color=(1.0, 0.55, 0.2, 1.0), line_weight=2.0))
             implot.end_plot()
         imgui.pop_font()

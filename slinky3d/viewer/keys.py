@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from slinky3d.viewer.caption import CAPTION_SECONDS
+
 DRIVE_SPEED = 0.4  # m/s, the held base's speed under the arrow keys
 DRIVE_FAST = 1.5  # m/s, with Shift
 # Time scales the - and + keys step through: 1 down to 1/32 (log-spaced).
@@ -62,6 +64,8 @@ BINDINGS: tuple[Binding, ...] = (
             "into your videos folder)"),
     Binding(("K",), "keep", "K", f"make a clip of the last {CLIP_KEEP:g} s"),
     Binding(("F11", "F"), "fullscreen", "F11 / F", "full screen / window"),
+    Binding(("T",), "caption", "T", f"the scene's title and description (shown "
+            f"{CAPTION_SECONDS:g} s when a scene opens): show / hide"),
     Binding(("H", "F1"), "help", "H / F1", "this help"),
     Binding(("C", "HOME"), "camera", "C", "reset the camera"),
     Binding(("ESCAPE",), "quit", "Esc", "quit"),

@@ -97,6 +97,7 @@ class OverlayView:
     # The account at t = 0 of this run: the gravity bar is drawn relative to it. None:
     # the first account the overlay saw since the simulated time last went back.
     energy_start: Energy | None = None
+    scene: Any = None  # the scene shown (the HUD's caption, levitation mark, sweep plot)
 
 
 class Overlay:

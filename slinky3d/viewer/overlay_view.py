@@ -137,7 +137,7 @@ class OverlayViewAssembly:
             help_lines=keys.help_lines(), notice=self._notice(now), message=self.message,
             panel=panel, replay=replay_view, side_view=self.side_view,
             scene_name=Path(self.scene.path).stem if self.scene.path else "scene",
-            energy_start=self._energy_start)
+            energy_start=self._energy_start, scene=self.scene)
 
     def _energy_rows(self, history, now: float):
         """The energy plot's rows, gathered again PLOT_PERIOD after the last time."""

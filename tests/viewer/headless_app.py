@@ -167,6 +167,10 @@ def keys_(out):
                 attr = "show_" + b.action
                 res[tag] = press(name) + [getattr(v, attr)]
                 press(name)
+            elif b.action == "caption":  # up since the scene opened: hide, show
+                shown = v.overlay.hud.caption.visible
+                res[tag] = press(name) + [shown(v.scene)]
+                res[tag] += press(name) + [shown(v.scene)]
             elif b.action == "replay":
                 res[tag] = press(name) + [v.replay is not None]
                 press(name)

@@ -84,6 +84,8 @@ def test_every_key_does_what_it_says(tmp_path):
                 assert got == [True, True]  # side view, orthographic
             elif b.action in ("panel", "help", "fullscreen", "camera"):
                 assert got == [True], tag
+            elif b.action == "caption":
+                assert got == [False, True], tag
             elif b.action == "replay":
                 assert got == ["Pause()", True]
             elif b.action == "screenshot":

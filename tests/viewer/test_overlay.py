@@ -483,3 +483,21 @@ def test_the_panel_layer_is_drawn_again_only_when_it_changes(rig):
             drawn = panel.draws
     assert panel.draws == drawn
 
+
+
+def test_caption_at_the_bottom_centre_and_the_hover_mark(rig):
+    from slinky3d.viewer.hud import hover_marks
+
+    sc = scene_loader.load("levitation")
+    view = rig.view(scene=sc, show_panel=False)
+    rig.frame(view)
+    rig.frame(view)  # imgui sizes a new window in its first frame
+    caption = rig.overlay.hud.caption
+    x0, y0, x1, y1 = caption.rect
+    assert x1 > x0 and y1 > y0
+    assert (x0 + x1) / 2 == pytest.approx(W / 2, abs=1)
+    assert H / 2 < y0 and y1 <= H
+    assert rig.overlay.hud.hover == hover_marks(sc) != []
+    caption.toggle(sc)
+    rig.frame(view)
+    assert caption.rect == (0.0, 0.0, 0.0, 0.0)
