@@ -179,3 +179,56 @@ def test_no_world_changes_nothing():
     sa.advance_to(0.2)
     sb.advance_to(0.2)
     assert np.array_equal(sa.slinkies[0].q, sb.slinkies[0].q)
+
+
+def test_a_slinky_picked_up_by_the_grab_and_set_on_the_top_step_stays_there():
+    """What the app's mouse does: grab the top of a Slinky standing on the floor below
+    the stairs, carry it up over the top step (the landing), set it down, let go."""
+    stairs = """[world.stairs]
+top = [0.0, 0.0]
+height = 0.05
+depth = 0.12
+count = 2
+landing = 0.3
+"""
+    scene = loads(f"""
+[slinky]
+preset = "plastic"
+C_D = 2e-3
+[slinky.anchor]
+position = [0.4, -0.15]
+orientation = {UPRIGHT}
+condition = "free"
+[slinky.far]
+condition = "free"
+[slinky.shape]
+kind = "angles"
+theta = {THETA_MIN}
+[world]
+mu = 0.5
+{stairs}""")
+    assert scene.world.floor == pytest.approx(-0.15)
+    sim = Simulation(scene)
+    s = sim.slinkies[0]
+    top = s.ends()[-1].copy()
+    sim.grab(0, s.p.N, tuple(top))
+    # up past its hanging length (0.55 m), over the landing, wait for the swing to
+    # settle, down until its top is just above the landing
+    path = [(0.4, 0.65), (-0.12, 0.65), None, (-0.12, 0.08)]
+    at = top
+    for goal in path:
+        if goal is None:
+            sim.advance_to(sim.t + 1.5)
+            continue
+        n = int(np.linalg.norm(np.asarray(goal) - at) / (0.3 * sim.h)) + 1  # 0.3 m/s
+        for f in np.linspace(0.0, 1.0, n + 1)[1:]:
+            sim.move_grab(0, tuple(at + f * (np.asarray(goal) - at)))
+            sim.step(1)
+        at = np.asarray(goal)
+    sim.advance_to(sim.t + 1.0)  # let it settle while held
+    sim.release(0)
+    sim.advance_to(sim.t + 1.0)
+    ends = s.ends()
+    assert scene.world.stairs.step_at(*ends[0], 0.01) == 0  # its bottom on the landing
+    assert ends[:, 0].max() < 0.0 + 0.01  # all of it on the landing's side of the edge
+    assert not sim.rollbacks
