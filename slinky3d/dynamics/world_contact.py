@@ -35,7 +35,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from slinky3d.dynamics.articulated_body import JIT, aba, kinematics
+from slinky3d.dynamics.articulated_body import JIT, aba, energy_parts, kinematics
 from slinky3d.dynamics.forces import derivatives, set_base
 from slinky3d.dynamics.lemke import lemke
 from slinky3d.dynamics.step import step
@@ -57,6 +57,8 @@ CORNER_REACH = 5e-3  # m: a bar this far past a corner has gone by it, not into 
 STICKING = 1e-3  # m/s: slower than this a contact sticks (mu_static), else slides (mu)
 REGULARIZE = 1e-9  # relative: added to the Delassus diagonal (redundant contacts)
 H_WORLD = 2e-3  # s: the longest step of this scheme (its own error is first order)
+MAX_TURN = 0.02  # rad: the most a joint turns in one piece (fast tumbles take shorter ones)
+MAX_PIECES = 32
 MAX_ROUNDS = 4  # solves with more coil rows, when an impulse closes a joint left out
 
 WORLD = np.dtype([
@@ -452,6 +454,20 @@ def world_step(q, qd, sd, t, h, locked, target, par, modes, wpar, w, ww, cnt):
     j0 = first_joint(modes)
     sm = w.small[0]
     cd = par.damping
+    # Nothing from outside does work but the grab (no moving hand, no script): then
+    # the step may not end with more energy than it began with plus the grab's work
+    # (_no_gain)
+    closed = modes.anchor_free != 0 or (par.hand == 0.0 and par.drive_frequency <= 0.0)
+    e_start = 0.0
+    if closed:
+        e_start = _mechanical(q, qd, par, j0, fw)
+    kp = modes.grab_point
+    gx = 0.0  # the grabbed point at the start
+    gy = 0.0
+    if modes.grab != 0:
+        kinematics(q, R, fw.ends, fw.bar_axes, fw.aba_rows)
+        gx = fw.ends[kp, 0]
+        gy = fw.ends[kp, 1]
     armh = THETA * h * cd + THETA * THETA * h * h * par.stiffness
     qx = w.spring_offset
     for j in range(nj):
@@ -464,6 +480,12 @@ def world_step(q, qd, sd, t, h, locked, target, par, modes, wpar, w, ww, cnt):
         vf[j] = qd[j] + h * w.qdd[j]
     sd[0] += h * sm.damper_rate[0]
     sd[1] += h * sm.damper_rate[1]
+    gfx = 0.0  # the grab's force, constant over the step
+    gfy = 0.0
+    if modes.grab != 0:
+        b = kp if kp < n else n - 1
+        gfx = fw.bar_force[b, 1]
+        gfy = fw.bar_force[b, 2]
     if fw.drive[0].force_applied != 0:  # the responses below need no grab force
         for i in range(n):
             fw.bar_force[i, 0] = 0.0
@@ -570,6 +592,12 @@ def world_step(q, qd, sd, t, h, locked, target, par, modes, wpar, w, ww, cnt):
         if drift * (now + 0.5 * drift) <= 0.0:
             qd[0] += drift
     set_base(q, qd, t + h, par, modes, fw)
+    if closed:
+        work = 0.0
+        if modes.grab != 0:
+            kinematics(q, R, E, U, fw.aba_rows)
+            work = gfx * (E[kp, 0] - gx) + gfy * (E[kp, 1] - gy)
+        _no_gain(q, qd, e_start + work, par, modes, j0, fw, ww)
     for j in range(nj):
         locked[j] = False
     if rigid:  # the touching coils, for the snapshots' count (no lock in this scheme)
@@ -584,14 +612,61 @@ def world_step(q, qd, sd, t, h, locked, target, par, modes, wpar, w, ww, cnt):
 
 
 @njit(**JIT)
+def _mechanical(q, qd, par, j0, fw):
+    T, Vg, Vs = energy_parts(q, qd, par.mass, par.inertia, par.radius, par.gravity,
+                             par.stiffness, j0, fw.ends, fw.bar_axes, fw.aba_rows)
+    return T + (Vg + Vs)
+
+
+@njit(**JIT)
+def _no_gain(q, qd, e_start, par, modes, j0, fw, ww):
+    """Take back energy the step gained from nothing. The scheme treats the velocity
+    terms (a tumbling bar's turning) explicitly, and explicit Euler gains energy on a
+    rotation, ~(omega h)^2 of it a step: a flung Slinky crashing onto the floor gained
+    0.04 J in a step. The excess goes from the motion relative to the centre of mass
+    (a free Slinky's momentum is kept), by scaling those rates down."""
+    T, Vg, Vs = energy_parts(q, qd, par.mass, par.inertia, par.radius, par.gravity,
+                             par.stiffness, j0, fw.ends, fw.bar_axes, fw.aba_rows)
+    gain = T + (Vg + Vs) - e_start
+    if gain <= 0.0:
+        return
+    n = q.shape[0] - BASE
+    vx = 0.0
+    vy = 0.0
+    if modes.anchor_free != 0:  # the centre's velocity, carried by the base's x', y'
+        body_velocities(q, qd, fw.ends, ww.body)
+        E = fw.ends
+        U = fw.bar_axes
+        R = par.radius
+        for k in range(n):
+            cx = E[k, 0] + R * U[k, 0]
+            cy = E[k, 1] + R * U[k, 1]
+            vx += ww.body[1, k] - ww.body[0, k] * cy
+            vy += ww.body[2, k] + ww.body[0, k] * cx
+        vx /= n
+        vy /= n
+    t_centre = 0.5 * n * par.mass * (vx * vx + vy * vy)
+    t_rel = T - t_centre  # Koenig: the rest is relative to the centre
+    if t_rel <= 0.0:
+        return
+    s = math.sqrt(max(t_rel - gain, 0.0) / t_rel)
+    qd[0] = vx + s * (qd[0] - vx)
+    qd[1] = vy + s * (qd[1] - vy)
+    for j in range(2, q.shape[0]):
+        qd[j] *= s
+
+
+@njit(**JIT)
 def _hand_over(q, qd, locked, par, modes, w):
     """Back to the event-driven step: touching coils at rest become locked contacts
     exactly at theta_min (resting contact), the others are free."""
     tmin = par.theta_min
     for j in range(first_joint(modes), q.shape[0]):
-        locked[j] = q[j] <= tmin and qd[j] <= 1e3 * RESTING_RATE
+        touching = q[j] <= tmin
+        if touching:
+            q[j] = tmin  # the event-driven step starts from the bound, never below it
+        locked[j] = touching and abs(qd[j]) <= 1e3 * RESTING_RATE
         if locked[j]:
-            q[j] = tmin
             qd[j] = 0.0
     w.small[0].dynamics_current = 0
 
@@ -612,7 +687,11 @@ def run_world(q, qd, sd, t, h, nsteps, locked, target, parameters, modes, work, 
     for _ in range(nsteps):
         kinematics(q, par.radius, fw.ends, fw.bar_axes, fw.aba_rows)
         if near(q, qd, h, par, wpar, ww, fw.ends, fw.bar_axes):
-            pieces = max(md.substeps, int(math.ceil(h / H_WORLD - 1e-9)))
+            rate = 0.0
+            for j in range(BASE, q.shape[0]):
+                rate = max(rate, abs(qd[j]))
+            pieces = max(md.substeps, int(math.ceil(h / H_WORLD - 1e-9)),
+                         min(MAX_PIECES, int(math.ceil(rate * h / MAX_TURN - 1e-9))))
             hs = h / pieces
             for _piece in range(pieces):
                 t = world_step(q, qd, sd, t, hs, locked, target, par, md, wpar, w, ww, cnt)

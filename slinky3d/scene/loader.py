@@ -49,7 +49,7 @@ def from_dict(doc: dict, where: str = "<scene>", overrides: Sequence[str] = (),
     for n in names:
         if names.count(n) > 1:
             ctx.fail("slinky", f"two Slinkies are named '{n}'; names must differ")
-    world = read_world(t.table("world", WORLD_KEYS))
+    world = read_world(t.table("world", WORLD_KEYS), slinkies)
     look = read_look(t.table("look", LOOK_KEYS))
     if world.solid:
         if look.floor_y is not None:

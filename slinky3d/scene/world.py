@@ -10,6 +10,7 @@ is docs/model.md section 11; the renderer draws the same blocks (scene.look).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,6 +25,8 @@ STAIRS_KEYS = ("top", "height", "depth", "count", "landing")
 TABLE_KEYS = ("edge", "width")
 PLACE = 1e3  # m: a guard against typos, as in [look]
 START_INSIDE = 1e-3  # m: how far a scene's initial shape may reach into the world
+AUTO = "auto"  # floor = "auto": AUTO_GAP below the lowest point of the initial shapes
+AUTO_GAP = 0.10  # m
 TABLE_HEIGHT = 0.75  # m: a table's floor, when the scene names none
 
 
@@ -121,8 +124,9 @@ def check_clear(ctx: Context, key: str, spec, world: World) -> None:
                       f"{k} at x = {E[k, 0]:.3f}, y = {E[k, 1]:.3f} m): move it or the world")
 
 
-def read_world(t: Table) -> World:
-    """A validated `World` from a scene's `[world]` table (absent: no world)."""
+def read_world(t: Table, slinkies: Sequence = ()) -> World:
+    """A validated `World` from a scene's `[world]` table (absent: no world);
+    `slinkies` (their SlinkySpecs) place a floor = "auto" below their initial shapes."""
     if not t.data:
         return World()
     d = World()
@@ -164,7 +168,16 @@ def read_world(t: Table) -> World:
         default_floor = table[1] - TABLE_HEIGHT
     else:
         default_floor = None
-    floor = t.number("floor", default_floor, lo=-PLACE, hi=PLACE)
+    if t.data.get("floor") == AUTO:
+        if blocks:
+            t.fail("floor", f"'{AUTO}' places a bare floor; with stairs or a table give its "
+                            "height (m)")
+        ys = [float(chain.end_points(np.asarray(s.q0, float), s.params.R)[:, 1].min())
+              for s in slinkies]
+        default_floor = min(ys) - AUTO_GAP if ys else 0.0
+        floor = default_floor
+    else:
+        floor = t.number("floor", default_floor, lo=-PLACE, hi=PLACE)
     if floor is None:
         t.fail("floor", "missing: a world needs a floor height (m), or stairs or a table")
     if lowest is not None and not floor < lowest:

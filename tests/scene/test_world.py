@@ -62,7 +62,19 @@ def test_distance_outside_inside_and_off_a_corner():
     assert d[3] == pytest.approx(-0.01)  # 1 cm into the landing
 
 
+def test_an_auto_floor_goes_under_the_initial_shape_whatever_the_parameters():
+    from slinky3d.model import chain
+
+    for preset in ("plastic", "steel"):
+        s = scene('[world]\nfloor = "auto"\n', f"[slinky]\npreset = '{preset}'\n")
+        sp = s.slinkies[0]
+        lowest = chain.end_points(sp.q0, sp.params.R)[:, 1].min()
+        assert s.world.floor == pytest.approx(lowest - 0.1)
+
+
 @pytest.mark.parametrize("world, key, words", [
+    ('[world]\nfloor = "auto"\n[world.table]\nedge = [0, -2]\n', "world.floor", "bare floor"),
+    ('[world]\nfloor = "low"\n', "world.floor", "number"),
     ("[world]\nmu = -1\n", "world.mu", "between"),
     ("[world]\nfloor = 0\nmu = 0.5\nmu_static = 0.2\n", "world.mu_static", ">= mu"),
     ("[world]\nmu = 0.5\n", "world.floor", "missing"),
