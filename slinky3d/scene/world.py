@@ -174,8 +174,7 @@ def read_world(t: Table, slinkies: Sequence = ()) -> World:
                             "height (m)")
         ys = [float(chain.end_points(np.asarray(s.q0, float), s.params.R)[:, 1].min())
               for s in slinkies]
-        default_floor = min(ys) - AUTO_GAP if ys else 0.0
-        floor = default_floor
+        floor: float | None = min(ys) - AUTO_GAP if ys else 0.0
     else:
         floor = t.number("floor", default_floor, lo=-PLACE, hi=PLACE)
     if floor is None:
