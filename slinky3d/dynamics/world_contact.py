@@ -18,13 +18,16 @@ with the world"; the law is docs/model.md section 11):
   Mh = M + T h C + T^2 h^2 K. Each column of the Delassus matrix G Mh^-1 G^T is one
   articulated-body solve (an impulse response); Lemke's method solves it (lemke.py).
 * A contact that reaches the surface stops there (zero restitution): its end-of-step
-  gap is zero. A penetrating contact (curvature over a step) is not pushed out,
-  which would add energy; it is held where it is.
+  gap is zero to first order. The bars turn during a step, so a point can end a little
+  inside; it is held there, not pushed out (that would lift the Slinky: energy from
+  nothing, which the divergence guard rightly rejects). Pieces are cut so that no joint
+  turns more than MAX_TURN in one, which bounds it.
 
-The impulses never add kinetic energy: with lam_n (G v+)_n = -lam_n gap / h <= 0 and
-friction opposing the sliding, 1/2 v+^T Mh v+ <= 1/2 v_f^T Mh v_f; the kinetic
-energy they take, -1/2 sum lam (u_f + u+) (the formula of contacts.impact), goes to
-the energy account's `impacts`.
+The impulses never add kinetic energy: with lam_n (G v+)_n =
+-lam_n gap / h <= 0 and friction opposing the sliding, 1/2 v+^T Mh v+ <= 1/2 v_f^T Mh
+v_f. Whatever energy a step gains from nothing (the explicit velocity terms) is
+taken back (`_no_gain`), and what the step loses beyond the dampers' share
+goes to the energy account's `impacts`.
 """
 
 from __future__ import annotations
@@ -50,15 +53,16 @@ from slinky3d.dynamics.workspace import (
 from slinky3d.model.chain import BASE
 
 THETA = 0.6  # implicitness of the springs and damping (1/2: none lost; 1: Euler)
-MAX_CONTACTS = 48  # world contacts of one Slinky at once (the nearest are kept)
+MAX_CONTACTS = 128  # world contacts of one Slinky at once (the nearest are kept)
 NEAR = 0.01  # m: a point this near the world (plus two steps' travel) needs this scheme
 MARGIN = 2e-3  # m: a contact enters the solve this far out (plus a step's travel)
 CORNER_REACH = 5e-3  # m: a bar this far past a corner has gone by it, not into it
 STICKING = 1e-3  # m/s: slower than this a contact sticks (mu_static), else slides (mu)
 REGULARIZE = 1e-9  # relative: added to the Delassus diagonal (redundant contacts)
 H_WORLD = 2e-3  # s: the longest step of this scheme (its own error is first order)
-MAX_TURN = 0.02  # rad: the most a joint turns in one piece (fast tumbles take shorter ones)
+MAX_TURN = 0.005  # rad: the most a joint turns in one piece (fast tumbles take shorter ones)
 MAX_PIECES = 32
+RETRIES = 1  # solves again, more regularised, when Lemke's answer fails the check
 MAX_ROUNDS = 4  # solves with more coil rows, when an impulse closes a joint left out
 
 WORLD = np.dtype([
@@ -431,7 +435,16 @@ def _solve(nrow, m, h, ww, cnt):
         A[zc + 3, zc + 2] = -1.0
         bq[zc + 3] = 0.0
     z = ww.lcp_z
-    pivots = lemke(A, bq, nz, z, ww.tableau, ww.basis, ww.column, 4 * nz + 20)
+    pivots = -1
+    for attempt in range(RETRIES + 1):
+        if attempt > 0:  # a wrong answer (round-off on a near-singular matrix): again,
+            for i in range(nz):  # regularised a thousand times more
+                if i < nrow or (i - nrow) % 4 != 3:  # not the cone rows (no diagonal)
+                    A[i, i] += 999.0 * eps
+        pivots = lemke(A, bq, nz, z, ww.tableau, ww.basis, ww.column, 4 * nz + 20)
+        if pivots >= 0 and _solves(A, bq, z, nz):
+            break
+        pivots = -1
     if pivots < 0:
         cnt.lcp_failures += 1
     ww.state[3] = pivots
@@ -441,6 +454,22 @@ def _solve(nrow, m, h, ww, cnt):
         zc = nrow + 4 * c
         ww.impulse[nrow + 2 * c] = z[zc]
         ww.impulse[nrow + 2 * c + 1] = z[zc + 1] - z[zc + 2]
+
+
+@njit(**JIT)
+def _solves(A, b, z, n):
+    """Whether z solves the LCP: w = A z + b >= 0 and w z = 0, to round-off."""
+    scale = 0.0
+    for i in range(n):
+        scale = max(scale, abs(b[i]))
+    tol = 1e-9 * (1.0 + scale)
+    for i in range(n):
+        w = b[i]
+        for j in range(n):
+            w += A[i, j] * z[j]
+        if w < -tol or abs(w * z[i]) > tol * (1.0 + abs(z[i])):
+            return False
+    return True
 
 
 @njit(**JIT)
@@ -560,12 +589,11 @@ def world_step(q, qd, sd, t, h, locked, target, par, modes, wpar, w, ww, cnt):
             for s in range(nb):
                 up += ww.delassus[r, s] * ww.impulse[s]
             loss -= 0.5 * lam * (ww.free_rate[r] + up)
-    sm.impact_loss += loss
     diss = 0.0
     for j in range(BASE, nj):
         vm = THETA * vplus[j] + (1.0 - THETA) * qd[j]
         diss += vm * vm
-    sm.damping_loss += h * cd * diss
+    diss *= h * cd
     # the centre of mass's x' from the momentum: before the step, plus the contacts'
     # horizontal impulse (the joint rates at q + h v+ give it only to first order)
     xc = _centre_x(q, R, E, U, fw.aba_rows)
@@ -579,10 +607,17 @@ def world_step(q, qd, sd, t, h, locked, target, par, modes, wpar, w, ww, cnt):
     for j in range(nj):
         qd[j] = vplus[j]
         q[j] += h * vplus[j]
-    if modes.anchor_free != 0 and modes.grab == 0:
-        # With no horizontal force but the contacts', the centre moves as the momentum
-        # says: a rigid shift and a uniform drift put it there (second-order terms of
-        # q + h v+ and of the rates at the new q otherwise move it).
+    level = True  # every contact that pushes pushes straight up, without friction
+    for c in range(m):
+        lam = ww.impulse[nrow + 2 * c]
+        if lam > 0.0 and (ww.normal[c, 0] != 0.0
+                          or abs(ww.impulse[nrow + 2 * c + 1]) > 1e-9 * lam):
+            level = False
+    if modes.anchor_free != 0 and modes.grab == 0 and level:
+        # With no horizontal force, the centre moves as the momentum says: a rigid shift
+        # and a uniform drift put it there (second-order terms of q + h v+ and of the
+        # rates at the new q otherwise move it). Not against a riser, an edge or
+        # friction: a shift would push a held point into the face.
         # The drift changes the kinetic energy by M d (x_c' + d / 2): it is left out
         # where that is a gain (contacts never add energy).
         q[0] += xc + h * vc - _centre_x(q, R, E, U, fw.aba_rows)
@@ -598,6 +633,17 @@ def world_step(q, qd, sd, t, h, locked, target, par, modes, wpar, w, ww, cnt):
             kinematics(q, R, E, U, fw.aba_rows)
             work = gfx * (E[kp, 0] - gx) + gfy * (E[kp, 1] - gy)
         _no_gain(q, qd, e_start + work, par, modes, j0, fw, ww)
+        # the energy account: what the step lost beyond the dampers' share is the
+        # contacts' (and this first-order scheme's own); booking -1/2 lam (u_f + u+)
+        # would count gravity's g h, taken back each step from a resting contact, as
+        # lost energy that was never gained
+        lost = e_start + work - _mechanical(q, qd, par, j0, fw)
+        damp = min(diss, max(lost, 0.0))
+        sm.damping_loss += damp
+        sm.impact_loss += lost - damp
+    else:  # a moving hand or script works on it: the impulses' loss as computed
+        sm.damping_loss += diss
+        sm.impact_loss += loss
     for j in range(nj):
         locked[j] = False
     if rigid:  # the touching coils, for the snapshots' count (no lock in this scheme)

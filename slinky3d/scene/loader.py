@@ -37,24 +37,26 @@ def from_dict(doc: dict, where: str = "<scene>", overrides: Sequence[str] = (),
     t = Table(ctx, doc, "", SCENE_KEYS)
     if not t.has("slinky"):
         ctx.fail("slinky", "missing: a scene needs a [slinky] table (or [[slinky]] tables)")
+    world_table = t.table("world", WORLD_KEYS)
+    stairs = read_world(world_table).stairs  # the 'bent_over' shape stands on them
     raw = doc["slinky"]
     if isinstance(raw, list):
         if not raw:
             ctx.fail("slinky", "the [[slinky]] array is empty")
-        slinkies = tuple(read_slinky(Table(ctx, s, f"slinky.{i}", SLINKY_KEYS))
+        slinkies = tuple(read_slinky(Table(ctx, s, f"slinky.{i}", SLINKY_KEYS), stairs)
                          for i, s in enumerate(raw))
     else:
-        slinkies = (read_slinky(t.table("slinky", SLINKY_KEYS)),)
+        slinkies = (read_slinky(t.table("slinky", SLINKY_KEYS), stairs),)
     names = [s.name for s in slinkies if s.name]
     for n in names:
         if names.count(n) > 1:
             ctx.fail("slinky", f"two Slinkies are named '{n}'; names must differ")
-    world = read_world(t.table("world", WORLD_KEYS), slinkies)
+    world = read_world(world_table, slinkies)
     look = read_look(t.table("look", LOOK_KEYS))
     if world.solid:
         if look.floor_y is not None:
             ctx.fail("look.floor_y", "the floor is where [world] floor puts it; drop floor_y")
-        look = replace(look, floor_y=world.floor, stairs=world.blocks())
+        look = replace(look, floor_y=world.floor, stairs=world.blocks(drawn=True))
     for i, s in enumerate(slinkies):
         check_clear(ctx, "slinky" if len(slinkies) == 1 else f"slinky.{i}", s, world)
     return Scene(

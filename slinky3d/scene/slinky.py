@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import fields
+from dataclasses import fields, replace
 
 import numpy as np
 
 from slinky3d.errors import SlinkyError
 from slinky3d.model import chain
+from slinky3d.model.bent_over import bent_over
 from slinky3d.model.params import OVERRIDABLE, PRESETS, Params, preset
 from slinky3d.scene.spec import (
     ANCHOR_CONDITIONS,
@@ -27,6 +28,7 @@ from slinky3d.scene.spec import (
     SlinkySpec,
 )
 from slinky3d.scene.validate import Table, check_number
+from slinky3d.scene.world import Stairs
 
 N_MAX = 20000  # half hoops; a guard against typos, far beyond any real Slinky
 
@@ -200,11 +202,20 @@ def _far_target(ft: Table, st: Table, p: Params,
     return far_xy, ft.number("orientation", 0.0)
 
 
-def _initial(st: Table, ft: Table, p: Params, kind: str, anchor: EndSpec
-             ) -> tuple[np.ndarray, tuple[float, float], float]:
+def _initial(st: Table, ft: Table, p: Params, kind: str, anchor: EndSpec,
+             stairs: Stairs | None = None) -> tuple[np.ndarray, tuple[float, float], float]:
     """q0 at rest, and the far end's pose in it."""
     xy, phi_A = anchor.position, anchor.orientation
-    if kind == "angles":
+    if kind == "bent_over":
+        if stairs is None:
+            st.fail("kind", "'bent_over' bends the Slinky over the top step of the "
+                            "[world.stairs]: the scene has none")
+        try:
+            q0 = bent_over(p, stairs.top, stairs.height, stairs.depth, stairs.landing)
+        except SlinkyError as e:
+            st.fail("kind", f"no bent-over start: {e}")
+        phi_A = float(q0[2])
+    elif kind == "angles":
         q0 = np.concatenate([xy, [phi_A], _angles(st, p)])
     else:
         far_xy, phi_B = _far_target(ft, st, p, xy) if kind == "both_ends" else ((0.0, 0.0), 0.0)
@@ -240,8 +251,9 @@ def _grab(gt: Table) -> GrabSpec:
     )
 
 
-def read_slinky(t: Table) -> SlinkySpec:
-    """A validated `SlinkySpec` from a table read with SLINKY_KEYS."""
+def read_slinky(t: Table, stairs: Stairs | None = None) -> SlinkySpec:
+    """A validated `SlinkySpec` from a table read with SLINKY_KEYS; `stairs`: the
+    scene's, for the 'bent_over' shape."""
     name = t.string("name", "")
     p = _params(t)
     at, ft = t.table("anchor", ANCHOR_KEYS), t.table("far", FAR_KEYS)
@@ -254,7 +266,13 @@ def read_slinky(t: Table) -> SlinkySpec:
     ft.only_with([*FAR_PLACES, "orientation"], kind == "both_ends",
                  f"to {st.key('kind')} = 'both_ends'", kind)
     _check_holds(at, ft, st, anchor, far_release, kind)
-    q0, far_xy, phi_B = _initial(st, ft, p, kind, anchor)
+    if kind == "bent_over":
+        at.only_with(["position", "orientation"], False, "without the 'bent_over' shape, "
+                     "which places the anchored end", kind)
+    q0, far_xy, phi_B = _initial(st, ft, p, kind, anchor, stairs)
+    if kind == "bent_over":  # the anchored end stands where the shape put it
+        anchor = replace(anchor, position=(float(q0[0]), float(q0[1])),
+                                     orientation=float(q0[2]))
     far = EndSpec(condition=far_cond, release_time=far_release, position=far_xy,
                   orientation=phi_B)
     return SlinkySpec(params=p, anchor=anchor, far=far, q0=q0, shape=kind,

@@ -19,7 +19,8 @@ END_CONDITIONS = ("held", "free", "released", "scripted")
 ANCHOR_CONDITIONS = END_CONDITIONS
 # Only the anchored end can be scripted: the solvers drive E_1 alone.
 FAR_CONDITIONS = tuple(c for c in END_CONDITIONS if c != "scripted")
-SHAPES = ("hanging", "both_ends", "angles")  # how q0 is found: static solves, or given angles
+# how q0 is found: static solves, given angles, or bent over the top step of the stairs
+SHAPES = ("hanging", "both_ends", "angles", "bent_over")
 CONTACT_LAWS = ("rigid", "paper", "soft")
 
 

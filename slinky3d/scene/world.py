@@ -45,10 +45,21 @@ class Stairs:
     count: int  # steps below the top one
     landing: float  # tread of the top step, m
 
-    def blocks(self) -> tuple[Block, ...]:
+    def pieces(self) -> tuple[Block, ...]:
+        """The steps as blocks side by side, none overlapping (how they are drawn)."""
         x, y = self.top
-        steps = [(x - self.landing, x, y)]
-        steps += [(x + (k - 1) * self.depth, x + k * self.depth, y - k * self.height)
+        return tuple((max(b[0], x + (k - 1) * self.depth) if k else b[0], b[1], b[2])
+                     for k, b in enumerate(self.blocks()))
+
+    def blocks(self) -> tuple[Block, ...]:
+        """The steps as solid blocks for contact."""
+        # Every block reaches back to the landing's far edge: the same solid, but no
+        # block has a side face buried in the step above (a point sunk into a tread
+        # near its back would be pushed sideways into the next step up).
+        x, y = self.top
+        back = x - self.landing
+        steps = [(back, x, y)]
+        steps += [(back, x + k * self.depth, y - k * self.height)
                   for k in range(1, self.count + 1)]
         return tuple(steps)
 
@@ -88,9 +99,12 @@ class World:
         """Whether there is anything to touch."""
         return self.floor is not None
 
-    def blocks(self) -> tuple[Block, ...]:
-        """The solid blocks standing on the floor."""
-        out: tuple[Block, ...] = self.stairs.blocks() if self.stairs is not None else ()
+    def blocks(self, drawn: bool = False) -> tuple[Block, ...]:
+        """The solid blocks standing on the floor; drawn: side by side, not overlapping
+        (the same solid)."""
+        out: tuple[Block, ...] = ()
+        if self.stairs is not None:
+            out = self.stairs.pieces() if drawn else self.stairs.blocks()
         if self.table is not None:
             x, y, width = self.table
             out += ((x - width, x, y),)
