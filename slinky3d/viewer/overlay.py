@@ -46,6 +46,7 @@ from typing import Any
 
 from slinky3d.runtime.snapshot import Energy, Snapshot
 from slinky3d.scene.edit import PanelValues
+from slinky3d.viewer import timeline
 from slinky3d.viewer.hud import WINDOW as HUD
 from slinky3d.viewer.hud import Hud, scale_text
 from slinky3d.viewer.overlay_input import OverlayInput
@@ -97,6 +98,8 @@ class OverlayView:
     # The account at t = 0 of this run: the gravity bar is drawn relative to it. None:
     # the first account the overlay saw since the simulated time last went back.
     energy_start: Energy | None = None
+    # The overlays' toggles and the contact timeline (phenomena_overlays.PhenomenaView).
+    phenomena: Any = None
 
 
 class Overlay:
@@ -179,6 +182,8 @@ class Overlay:
         actions: list[Action] = []
         if view.show_hud:
             self.hud.draw(view, imgui, implot)
+        if view.phenomena is not None and view.phenomena.timelines:
+            timeline.draw(list(view.phenomena.timelines), self.font_px, imgui, implot)
         if view.show_panel:
             actions = self.panel.draw(view, imgui)
         self._panel_shown = view.show_panel

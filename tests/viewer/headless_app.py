@@ -12,6 +12,7 @@ import numpy as np
 import pyglet
 
 pyglet.options["headless"] = True
+pyglet.options["audio"] = ("silent",)  # no audio device, as on a server: the click says so
 
 from pyglet.window import key, mouse  # noqa: E402
 
@@ -180,6 +181,11 @@ def keys_(out):
                 d = v.camera.distance
                 w.dispatch_event("on_mouse_scroll", 10, 10, 0, 3)
                 res[tag] = press(name) + [abs(v.camera.distance - d) < 1e-12]
+            elif b.action.startswith("overlay_"):
+                on = b.action.removeprefix("overlay_")
+                res[tag] = press(name) + [on in v.overlays, v.message]
+                press(name)
+                res[tag].append(on in v.overlays)
             elif b.action == "quit":
                 continue  # last, below
             else:
