@@ -123,7 +123,7 @@ class Panel:
                 self._values(imgui, actions)
             if view.replay is not None:
                 self._scrubber(view.replay, view.paused, imgui, actions)
-            actions += panel_section(view.phenomena, imgui)
+            actions += panel_section(view.phenomena, imgui, self.rects)
         self.rect = window_rect(imgui)
         imgui.end()
         if not keep:

@@ -233,9 +233,11 @@ def front_ring(ends: np.ndarray, f: int, R: float) -> np.ndarray:
     return coupling.tube(pts, FRONT_WIDTH * R, (*FRONT_COLOUR, coupling.GLOW), sides=5)
 
 
-def panel_section(view: PhenomenaView | None, imgui: Any) -> list[SetOverlay]:
-    """The panel's "Overlays" section: a checkbox per overlay; the click, when there is
-    no audio device, greyed out and saying so."""
+def panel_section(view: PhenomenaView | None, imgui: Any,
+                  rects: dict[str, tuple[float, float, float, float]]) -> list[SetOverlay]:
+    """The panel's "Overlays" section: a checkbox per overlay (its rectangle into `rects`
+    under the overlay's name); the click, when there is no audio device, greyed out and
+    saying so."""
     if view is None:
         return []
     out = []
@@ -246,6 +248,8 @@ def panel_section(view: PhenomenaView | None, imgui: Any) -> list[SetOverlay]:
         imgui.begin_disabled(off)
         text = f"{label} (unavailable: {view.sound_unavailable})" if off else label
         changed, on = imgui.checkbox(text, name in view.on)
+        lo, hi = imgui.get_item_rect_min(), imgui.get_item_rect_max()
+        rects[name] = (lo.x, lo.y, hi.x, hi.y)
         imgui.end_disabled()
         if changed:
             out.append(SetOverlay(name, on))
