@@ -61,13 +61,9 @@ BINDINGS: tuple[Binding, ...] = (
     Binding(("V",), "clip", "V", "film a clip: V to start, V again to make it (1080p60, "
             "into your videos folder)"),
     Binding(("K",), "keep", "K", f"make a clip of the last {CLIP_KEEP:g} s"),
-    Binding(("M",), "overlay_com", "M", "centre of mass; let go, its free-fall parabola"),
-    Binding(("J",), "overlay_front", "J", "collapse front: where closed coils meet open ones"),
-    Binding(("T",), "overlay_timeline", "T", "contact timeline: closed joints against time"),
-    Binding(("E",), "overlay_stretch", "E", "colour the coils by stretch (blue closed, red "
-            "as at the top of a hanging Slinky)"),
-    Binding(("O",), "overlay_sound", "O", "click on coil impacts (off at start; needs an "
-            "audio device)"),
+    # One key per overlay, in phenomena_overlays.OVERLAYS' order.
+    Binding(("M", "J", "T", "E", "O"), "overlay", "M J T E O", "overlays: M centre of mass, "
+            "J collapse front, T contact timeline, E stretch colours, O impact click"),
     Binding(("F11", "F"), "fullscreen", "F11 / F", "full screen / window"),
     Binding(("H", "F1"), "help", "H / F1", "this help"),
     Binding(("C", "HOME"), "camera", "C", "reset the camera"),

@@ -282,6 +282,10 @@ class Overlay:
 
     def _help(self, lines: list[tuple[str, str]]) -> None:
         imgui = self._imgui
+        # Smaller type when the table would not fit the window's height.
+        row = imgui.get_text_line_height() + 2 * imgui.get_style().cell_padding.y
+        fit = 0.92 * imgui.get_io().display_size.y / ((len(lines) + 2.5) * row)
+        imgui.push_font(None, self.font_px * min(1.0, fit))
         self._centre_window("##help", 0.5, 0.85)
         imgui.text_colored((1.0, 0.85, 0.4, 1.0), "Keys")
         imgui.separator()
@@ -294,6 +298,7 @@ class Overlay:
                 imgui.text(what)
             imgui.end_table()
         imgui.end()
+        imgui.pop_font()
 
 
 def _passive_flags() -> int:

@@ -4,7 +4,7 @@ timeline, coils coloured by stretch, and a click on coil impacts.
 
 A mixin of the window (window.Viewer), which provides the `scene`, the `stage`, the
 solver `source` (its history), `say` and the overlay. Each overlay is toggled by a key
-(keys.py) and in the panel's "Overlays" section; all start off. The 3D ones are drawn
+(keys.py) and in the panel's "overlays" section; all start off. The 3D ones are drawn
 in the scene: the centre of mass as a glowing marker, its parabola as a glowing line
 from the release down to the floor, the front as a ring around its coil (as the
 renderer's `extra` props); the stretch as the renderer's per-hoop tints; the timeline
@@ -28,13 +28,13 @@ from slinky3d.viewer.impact_sound import ImpactSound
 if TYPE_CHECKING:
     from slinky3d.viewer.overlay import OverlayView
 
-# (name, the panel's label), in the order shown; the keys' actions are "overlay_" + name.
+# (name, the panel's label), in the order of the keys of keys.py's "overlay" binding.
 OVERLAYS: tuple[tuple[str, str], ...] = (
-    ("com", "centre of mass and free-fall parabola"),
+    ("com", "centre of mass"),
     ("front", "collapse front"),
     ("timeline", "contact timeline"),
-    ("stretch", "coils coloured by stretch"),
-    ("sound", "click on coil impacts"),
+    ("stretch", "stretch colours"),
+    ("sound", "impact click"),
 )
 COM_COLOUR = (1.0, 0.25, 0.85)  # magenta: apart from every material and the stretch colours
 PARABOLA_COLOUR = (1.0, 0.55, 0.95)
@@ -103,20 +103,9 @@ class PhenomenaOverlays:
     def toggle_overlay(self, name: str) -> None:
         self.set_overlay(name, name not in self.overlays)
 
-    def key_overlay_com(self, index: int = 0) -> None:
-        self.toggle_overlay("com")
-
-    def key_overlay_front(self, index: int = 0) -> None:
-        self.toggle_overlay("front")
-
-    def key_overlay_timeline(self, index: int = 0) -> None:
-        self.toggle_overlay("timeline")
-
-    def key_overlay_stretch(self, index: int = 0) -> None:
-        self.toggle_overlay("stretch")
-
-    def key_overlay_sound(self, index: int = 0) -> None:
-        self.toggle_overlay("sound")
+    def key_overlay(self, index: int = 0) -> None:
+        """The overlay keys (keys.py): the index-th of OVERLAYS on or off."""
+        self.toggle_overlay(OVERLAYS[index][0])
 
     def do_action(self, action) -> None:
         if isinstance(action, SetOverlay):
@@ -243,7 +232,9 @@ def panel_section(view: PhenomenaView | None, imgui: Any,
     out = []
     imgui.separator()
     imgui.text("overlays")
-    for name, label in OVERLAYS:
+    for i, (name, label) in enumerate(OVERLAYS):
+        if i % 2 == 0:  # two a row: the panel is tall already
+            imgui.same_line()
         off = name == "sound" and bool(view.sound_unavailable)
         imgui.begin_disabled(off)
         text = f"{label} (unavailable: {view.sound_unavailable})" if off else label
