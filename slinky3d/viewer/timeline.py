@@ -23,7 +23,7 @@ import numpy as np
 from slinky3d.runtime.snapshot import Snapshot
 from slinky3d.viewer.collapse_front import fronts
 
-SECONDS = 3.0  # simulated s shown
+SECONDS = 1.5  # simulated s shown (a drop collapses in 0.2-0.3 s)
 COLUMNS = 200  # time columns at most
 MAX_RECTS = 4000  # rectangles drawn per plot at most: columns merge further beyond it
 WINDOW = "##hud/timeline"  # its own window, cached in the HUD's layer (overlay._layer):
