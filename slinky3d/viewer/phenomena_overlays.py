@@ -13,6 +13,7 @@ in its own overlay window (timeline.py).
 
 from __future__ import annotations
 
+import functools
 import time
 from collections import deque
 from dataclasses import dataclass
@@ -191,7 +192,14 @@ class PhenomenaOverlays:
 def com_marker(com: np.ndarray, R: float) -> np.ndarray:
     """The centre of mass: a glowing octahedron at (x, y, 0), long along z so that it
     pierces the coils around it and shows on both sides."""
-    m = coupling.marker(com, COM_SIZE * R, (*COM_COLOUR, 1.0))
+    m = _com_marker_at_origin(float(R)).copy()
+    m[:, :2] += np.asarray(com, "f4")
+    return m
+
+
+@functools.lru_cache(maxsize=8)
+def _com_marker_at_origin(R: float) -> np.ndarray:
+    m = coupling.marker(np.zeros(2), COM_SIZE * R, (*COM_COLOUR, 1.0))
     k = COM_DEPTH / COM_SIZE
     m[:, 2] *= k  # its centre is at z = 0
     n = m[:, 3:6].astype(float)
@@ -215,10 +223,21 @@ def front_ring(ends: np.ndarray, f: int, R: float) -> np.ndarray:
     e = np.asarray(ends, float)
     k = min(f, len(e) - 2)
     c, d = 0.5 * (e[k] + e[k + 1]), e[k + 1] - e[k]
-    u = d / max(float(np.linalg.norm(d)), 1e-12)
+    ux, uy = d / max(float(np.linalg.norm(d)), 1e-12)
+    ring = _ring_at_origin(float(R))  # about the x axis: turned onto u, moved to c
+    out = ring.copy()
+    for col in (0, 3):  # positions, normals
+        x, y = ring[:, col], ring[:, col + 1]
+        out[:, col], out[:, col + 1] = ux * x - uy * y, uy * x + ux * y
+    out[:, :2] += c.astype("f4")
+    return out
+
+
+@functools.lru_cache(maxsize=8)
+def _ring_at_origin(R: float) -> np.ndarray:
+    """The front's ring about the origin, in the plane of x and z."""
     phi = np.linspace(0.0, 2 * np.pi, 33)
-    pts = (np.r_[c, 0.0] + FRONT_RING * R * (np.cos(phi)[:, None] * np.r_[u, 0.0]
-                                             + np.sin(phi)[:, None] * np.array([0, 0, 1.0])))
+    pts = FRONT_RING * R * np.c_[np.cos(phi), np.zeros_like(phi), np.sin(phi)]
     return coupling.tube(pts, FRONT_WIDTH * R, (*FRONT_COLOUR, coupling.GLOW), sides=5)
 
 
