@@ -6,9 +6,9 @@ A mixin of the window (window.Viewer), which provides the `scene`, the `stage`, 
 solver `source` (its history), `say` and the overlay. Each overlay is toggled by a key
 (keys.py) and in the panel's "overlays" section; all start off. The 3D ones are drawn
 in the scene: the centre of mass as a glowing marker, its parabola as a glowing line
-from the release down to the floor, the front as a ring around its coil (as the
-renderer's `extra` props); the stretch as the renderer's per-hoop tints; the timeline
-in its own overlay window (timeline.py).
+from the release down to the floor, the front as a ring around its coil (the
+renderer's `marks`: main pass only, no shadow); the stretch as the renderer's per-hoop
+tints; the timeline in its own overlay window (timeline.py).
 """
 
 from __future__ import annotations
@@ -147,6 +147,11 @@ class PhenomenaOverlays:
                 if f is not None:
                     parts.append(front_ring(sl.ends, f, sl.R))
         return parts
+
+    def phenomena_marks(self, snap: Snapshot) -> np.ndarray | None:
+        """`phenomena_props` as one mesh for the renderer's `marks` (None: nothing)."""
+        parts = self.phenomena_props(snap)
+        return np.concatenate(parts) if parts else None
 
     def _parabola(self, p: Parabola, R: float) -> np.ndarray:
         key = (p.t0, tuple(p.p0), tuple(p.v0), p.g, R, self.stage.floor_y)

@@ -204,12 +204,11 @@ class Viewer(PhenomenaOverlays, Controls, InstantReplay, Clips, OverlayViewAssem
     def _render(self, snap: Snapshot, target) -> None:
         self.renderer.render(snap, self.look, self.camera, self.stage, target=target,
                              extra=self._extra(snap), helices=not self.side_view,
-                             tints=self.phenomena_tints(snap))
+                             tints=self.phenomena_tints(snap), marks=self.phenomena_marks(snap))
 
     def _extra(self, snap: Snapshot) -> np.ndarray | None:
-        """This frame's hand props: the hover marker, the side view's bars, and the
-        overlays' marks (the centre of mass, its parabola, the collapse front)."""
-        parts = self.phenomena_props(snap)
+        """This frame's hand props: the hover marker, the side view's bars."""
+        parts = []
         if self.side_view:
             h = self.renderer.size[1]
             radius = 0.5 * BAR_PX * 2 * self.camera.half_height() / max(h, 1)

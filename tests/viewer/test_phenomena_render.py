@@ -58,11 +58,11 @@ def renderer():
     ctx.release()
 
 
-def draw(r, snap, extra=None, tints=None, cam=None):
+def draw(r, snap, marks=None, tints=None, cam=None, look=BARE):
     from slinky3d.viewer.camera import frame_snapshot
 
     cam = cam or frame_snapshot(snap, r.size, SIDE)
-    r.render(snap, BARE, cam, extra=extra, tints=tints)
+    r.render(snap, look, cam, Stage(-1.2, 0.0, 3.0), marks=marks, tints=tints)
     return r.read().astype(int), cam
 
 
@@ -79,10 +79,9 @@ def test_the_centre_of_mass_marker_is_drawn_where_the_centre_of_mass_is(renderer
     app = App(snap)
     app.set_overlay("com", True)
     app.observe_phenomena(snap, 0.0)
-    props = app.phenomena_props(snap)
-    assert len(props) == 1  # held: the marker, no parabola
+    assert len(app.phenomena_props(snap)) == 1  # held: the marker, no parabola
     plain, cam = draw(renderer, snap)
-    marked, _ = draw(renderer, snap, extra=np.concatenate(props), cam=cam)
+    marked, _ = draw(renderer, snap, marks=app.phenomena_marks(snap), cam=cam)
     diff = changed(plain, marked)
     assert diff.sum() > 20  # it shows through the coils
     ys, xs = np.nonzero(diff)
@@ -115,9 +114,11 @@ def test_the_parabola_is_drawn_along_free_fall(renderer):
     from slinky3d.viewer.camera import frame_snapshot
 
     cam = frame_snapshot(box, SIZE, SIDE)  # the Slinky and the whole arc in view
-    plain, _ = draw(renderer, snap, cam=cam)
-    marked, _ = draw(renderer, snap, extra=np.concatenate(app.phenomena_props(snap)), cam=cam)
-    diff = changed(plain, marked)
+    # on the floor, with shadows: the marks cast none and leave the rest alone
+    look = replace(BARE, floor=True)
+    plain, _ = draw(renderer, snap, cam=cam, look=look)
+    marked, _ = draw(renderer, snap, marks=app.phenomena_marks(snap), cam=cam, look=look)
+    diff = np.any(plain != marked, axis=2)
     # every point of the arc after the Slinky's own box, down to the floor, is drawn
     lo, hi = helix.bounds(snap)
     ts = np.linspace(par.t0, par.until(-1.2, 9.0), 80)
@@ -151,11 +152,10 @@ def test_the_front_ring_is_drawn_at_the_front(renderer):
     sl = snap.slinkies[0]
     assert collapse_front.front(sl) == 40
     app = App(snap)
-    assert app.phenomena_props(snap) == []  # off
+    assert app.phenomena_marks(snap) is None  # off
     app.set_overlay("front", True)
-    props = app.phenomena_props(snap)
     plain, cam = draw(renderer, snap)
-    marked, _ = draw(renderer, snap, extra=np.concatenate(props), cam=cam)
+    marked, _ = draw(renderer, snap, marks=app.phenomena_marks(snap), cam=cam)
     ys, xs = np.nonzero(changed(plain, marked))
     assert len(ys) > 20
     # a ring around half hoop 40, a little wider than the coil (coils hide some of it)

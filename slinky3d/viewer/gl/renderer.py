@@ -123,8 +123,8 @@ class Renderer:
     # -- drawing -------------------------------------------------------------------
     def render(self, snap: Snapshot, look: Look, cam: OrbitCamera, stage: Stage | None = None,
                target: moderngl.Framebuffer | None = None, extra: np.ndarray | None = None,
-               helices: bool = True, tints: Sequence[np.ndarray | None] | None = None
-               ) -> None:
+               helices: bool = True, tints: Sequence[np.ndarray | None] | None = None,
+               marks: np.ndarray | None = None) -> None:
         """Draw one frame into `target` (same size) or this renderer's own buffer.
 
         `stage` (floor height and extent) should stay the same through a run; None
@@ -133,6 +133,9 @@ class Renderer:
         helices=False leaves the coils out (the side view draws bars instead).
         `tints`: per Slinky, None or (N, 4) per half hoop: a display colour and how much
         of it replaces the material's colour (0..1), e.g. viewer/stretch.py's.
+        `marks`: mesh triangles like `extra` drawn in the main pass only: they cast no
+        shadow and leave the shadow's fit alone (a parabola down to the floor would
+        widen it, and the shadowed floor with it).
         """
         ctx, q = self.ctx, self.quality
         w, h = self.size
@@ -190,6 +193,8 @@ class Renderer:
         ctx.viewport = (0, 0, w, h)
         self.shadow_tex.use(0)
         ctx.enable(moderngl.CULL_FACE)
+        if marks is not None and len(marks):
+            boxes = np.concatenate([boxes, marks.astype("f4", copy=False)])
         self._draw_objects(snap, look, boxes, view_proj, common, depth=False)
         self._tick("objects")
         ctx.disable(moderngl.CULL_FACE)
