@@ -4,6 +4,7 @@ timeline holds the closed joints of the snapshots it got, the stretch colours ma
 defined, and the click is off by default and quiet without an audio device."""
 
 from dataclasses import replace
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -16,6 +17,7 @@ from slinky3d.model.params import preset
 from slinky3d.runtime.snapshot import Snapshot
 from slinky3d.viewer import collapse_front, impact_sound, stretch, timeline
 from slinky3d.viewer.free_fall import STRAY_RADII, FreeFall, Parabola, centre_of_mass
+from slinky3d.viewer.phenomena_overlays import PhenomenaOverlays
 
 
 @pytest.fixture(scope="module")
@@ -301,3 +303,55 @@ def test_click_plays_through_a_device_and_a_failing_one_turns_it_off(monkeypatch
     sound.frame(replace(hit, t=1.04), 2.0)
     sound.frame(replace(hit, t=1.06), 3.0)  # no exception, and off now, saying why
     assert not sound.on and "audio failed" in sound.unavailable
+
+
+# -- the window's side ---------------------------------------------------------------
+class _App(PhenomenaOverlays):
+    """The window's side of phenomena_overlays.PhenomenaOverlays, without a window."""
+
+    def __init__(self, history):
+        self.history = history
+        self.scene = SimpleNamespace(slinkies=[SimpleNamespace(params=preset("plastic"))])
+        self.said: list[str] = []
+        self.init_phenomena()
+
+    def say(self, text: str) -> None:
+        self.said.append(text)
+
+
+def test_timeline_view_from_the_history_or_from_the_frames_shown():
+    from slinky3d.runtime.history import History
+    from slinky3d.viewer.phenomena_overlays import TIMELINE_PERIOD
+
+    n = hanging_snapshot("plastic").slinkies[0].N
+    contacts = np.random.default_rng(2).random((30, n)) < 0.4
+    snaps = _snaps(contacts)
+    history = History()
+    for s in snaps:
+        history.add(s)
+    for source in (history, None):
+        app = _App(source)
+        assert app.phenomena_view(snaps[-1], 0.0).timelines == ()  # off
+        app.set_overlay("timeline", True)
+        for s in snaps:
+            app.observe_phenomena(s, 0.0)
+        view = app.phenomena_view(snaps[-1], 0.0)
+        assert "timeline" in view.on
+        tl = view.timelines[0]
+        assert np.array_equal(tl.closed, contacts)
+        # refreshed every TIMELINE_PERIOD of wall time, and at once when time goes back
+        assert app.phenomena_view(snaps[-1], 0.5 * TIMELINE_PERIOD).timelines[0] is tl
+        back = app.phenomena_view(snaps[10], 0.5 * TIMELINE_PERIOD).timelines[0]
+        assert np.array_equal(back.closed, contacts[:11])
+
+
+def test_the_click_key_without_audio_says_so(monkeypatch):
+    from slinky3d.viewer import impact_sound as sound_module
+
+    app = _App(None)
+    monkeypatch.setattr(sound_module.ImpactSound, "_open",
+                        lambda self: setattr(self, "unavailable", "no audio device"))
+    app.key_overlay(4)  # O
+    assert "sound" not in app.overlays and app.said == [
+        "click on impacts unavailable: no audio device"]
+    assert app.phenomena_view(hanging_snapshot("plastic"), 0.0).sound_unavailable
