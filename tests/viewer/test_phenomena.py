@@ -251,7 +251,10 @@ def test_click_is_off_by_default_and_counts_new_impacts():
 def test_click_without_an_audio_device_says_so_and_stays_off(monkeypatch, failure):
     import pyglet
 
+    # as the app's window has it when the click is turned on (pyglet.media imports
+    # pyglet.window, which would otherwise open a hidden context of its own)
     monkeypatch.setitem(pyglet.options, "headless", True)
+    monkeypatch.setitem(pyglet.options, "shadow_window", False)
     import pyglet.media
 
     if failure == "silent":
