@@ -1,7 +1,8 @@
 // The Slinky: every half hoop a half turn of flat helical wire.
 // Instanced: the template holds one half turn in parameter space (s, a, b) and each
 // instance is one half hoop (midpoint C, bar direction u, bulge sign, position along,
-// impact flash 0..1: the coils that just hit light up for a moment).
+// impact flash 0..1: the coils that just hit light up for a moment; a tint: a display
+// colour and how much of it replaces the material's, e.g. the colour by stretch).
 // P(s) = C - R cos(s) u + sign R sin(s) z; the numpy twin is slinky3d.geometry.extrude.
 // Defines: STEEL or PLASTIC picks the material (a branch on a uniform would run both
 // sides on a software rasterizer); PRECOMPUTED takes finished vertices instead (the
@@ -28,6 +29,7 @@ in vec3 in_vert;   // s, a (radial -1..1), b (thickness -1..1)
 in vec2 in_face;   // outward face normal in the (radial, thickness) basis
 in vec4 in_hoop;   // per instance: Cx, Cy, ux, uy
 in vec3 in_hoop2;  // per instance: bulge sign, position along the Slinky (0..1), flash
+in vec4 in_tint;   // per instance: display rgb, amount 0..1
 #endif
 
 out vec3 v_pos;
@@ -35,6 +37,7 @@ out vec3 v_normal;
 out vec3 v_tangent;
 out float v_along;
 out float v_flash;
+out vec4 v_tint;
 
 void main() {
 #if defined PRECOMPUTED
@@ -43,6 +46,7 @@ void main() {
     v_tangent = in_tangent;
     v_along = in_along;
     v_flash = 0.0;
+    v_tint = vec4(0.0);
 #else
     float s = in_vert.x;
     float sg = in_hoop2.x;
@@ -60,6 +64,7 @@ void main() {
     v_normal = in_face.x * radial + in_face.y * n;
     v_along = in_hoop2.y;
     v_flash = in_hoop2.z;
+    v_tint = in_tint;
 #endif
     gl_Position = vp * vec4(v_pos, 1.0);
 }
@@ -79,6 +84,7 @@ in vec3 v_normal;
 in vec3 v_tangent;
 in float v_along;
 in float v_flash;
+in vec4 v_tint;
 out vec4 frag;
 const vec3 FLASH = vec3(1.6, 1.25, 0.55);  // a warm white spark, linear
 
@@ -98,7 +104,7 @@ void main() {
 #if defined STEEL
     // Brushed steel: mostly a mirror of the studio, plus a highlight stretched across
     // the wire (Kajiya-Kay on the wire's tangent) for the brushed sheen.
-    vec3 base = vec3(0.86, 0.87, 0.90);
+    vec3 base = mix(vec3(0.86, 0.87, 0.90), to_linear(v_tint.rgb), v_tint.a);
     float th = dot(normalize(v_tangent), H);
     float aniso = pow64(sqrt(max(1.0 - th * th, 0.0)));
     vec3 c = base * (0.85 * refl + 0.12 * ambient(N))
@@ -106,6 +112,7 @@ void main() {
 #else
     // Glossy plastic: coloured diffuse, a sharp white highlight, Fresnel reflection.
     vec3 a = rainbow == 1 ? to_linear(hue(0.83 * v_along)) : albedo_lin;
+    a = mix(a, to_linear(v_tint.rgb), v_tint.a);
     float f = 1.0 - max(dot(N, V), 0.0);
     float f2 = f * f;
     float fres = 0.04 + 0.96 * f2 * f2 * f;

@@ -63,8 +63,11 @@ BINDINGS: tuple[Binding, ...] = (
     Binding(("V",), "clip", "V", "film a clip: V to start, V again to make it (1080p60, "
             "into your videos folder)"),
     Binding(("K",), "keep", "K", f"make a clip of the last {CLIP_KEEP:g} s"),
+    # One key per overlay, in phenomena_overlays.OVERLAYS' order.
+    Binding(("M", "J", "T", "E", "O"), "overlay", "M J T E O", "overlays: M centre of mass, "
+            "J collapse front, T contact timeline, E stretch colours, O impact click"),
     Binding(("F11", "F"), "fullscreen", "F11 / F", "full screen / window"),
-    Binding(("T",), "caption", "T", f"the scene's title and description (shown "
+    Binding(("N",), "caption", "N", f"the scene's title and description (shown "
             f"{CAPTION_SECONDS:g} s when a scene opens): show / hide"),
     Binding(("H", "F1"), "help", "H / F1", "this help"),
     Binding(("C", "HOME"), "camera", "C", "reset the camera"),

@@ -46,6 +46,7 @@ from typing import Any
 
 from slinky3d.runtime.snapshot import Energy, Snapshot
 from slinky3d.scene.edit import PanelValues
+from slinky3d.viewer import timeline
 from slinky3d.viewer.hud import WINDOW as HUD
 from slinky3d.viewer.hud import Hud, scale_text
 from slinky3d.viewer.overlay_input import OverlayInput
@@ -98,6 +99,8 @@ class OverlayView:
     # the first account the overlay saw since the simulated time last went back.
     energy_start: Energy | None = None
     scene: Any = None  # the scene shown (the HUD's caption, levitation mark, sweep plot)
+    # The overlays' toggles and the contact timeline (phenomena_overlays.PhenomenaView).
+    phenomena: Any = None
 
 
 class Overlay:
@@ -180,6 +183,8 @@ class Overlay:
         actions: list[Action] = []
         if view.show_hud:
             self.hud.draw(view, imgui, implot)
+        if view.phenomena is not None and view.phenomena.timelines:
+            timeline.draw(list(view.phenomena.timelines), self.font_px, imgui, implot)
         if view.show_panel:
             actions = self.panel.draw(view, imgui)
         self._panel_shown = view.show_panel
@@ -278,6 +283,10 @@ class Overlay:
 
     def _help(self, lines: list[tuple[str, str]]) -> None:
         imgui = self._imgui
+        # Smaller type when the table would not fit the window's height.
+        row = imgui.get_text_line_height() + 2 * imgui.get_style().cell_padding.y
+        fit = 0.92 * imgui.get_io().display_size.y / ((len(lines) + 2.5) * row)
+        imgui.push_font(None, self.font_px * min(1.0, fit))
         self._centre_window("##help", 0.5, 0.85)
         imgui.text_colored((1.0, 0.85, 0.4, 1.0), "Keys")
         imgui.separator()
@@ -290,6 +299,7 @@ class Overlay:
                 imgui.text(what)
             imgui.end_table()
         imgui.end()
+        imgui.pop_font()
 
 
 def _passive_flags() -> int:

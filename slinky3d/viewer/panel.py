@@ -16,6 +16,7 @@ from slinky3d.model.params import PRESETS
 from slinky3d.scene.edit import PLANETS, PanelValues, with_preset
 from slinky3d.scene.spec import CONTACT_LAWS
 from slinky3d.viewer.hud import window_rect
+from slinky3d.viewer.phenomena_overlays import SetOverlay, panel_section
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ class ClosePanel:
     """The panel's close box was clicked."""
 
 
-Action = ApplyParams | SaveScene | Scrub | ClosePanel
+Action = ApplyParams | SaveScene | Scrub | ClosePanel | SetOverlay
 
 SIGNIFICANT = 4  # digits kept from a slider: its float32 would add noise to saved scenes
 
@@ -122,6 +123,7 @@ class Panel:
                 self._values(imgui, actions)
             if view.replay is not None:
                 self._scrubber(view.replay, view.paused, imgui, actions)
+            actions += panel_section(view.phenomena, imgui, self.rects)
         self.rect = window_rect(imgui)
         imgui.end()
         if not keep:

@@ -27,6 +27,7 @@ from slinky3d.viewer.instant_replay import InstantReplay
 from slinky3d.viewer.overlay import Overlay
 from slinky3d.viewer.overlay_cache import OverlayCache
 from slinky3d.viewer.overlay_view import OverlayViewAssembly, total_energy
+from slinky3d.viewer.phenomena_overlays import PhenomenaOverlays
 
 MESSAGE_S = 5.0  # wall s a message stays up
 FONT_PX = 22  # the overlay's font: readable from a metre away on a laptop
@@ -49,10 +50,11 @@ def pictures_dir() -> Path:
     return Path(platformdirs.user_pictures_dir())
 
 
-class Viewer(Controls, InstantReplay, Clips, OverlayViewAssembly):
+class Viewer(PhenomenaOverlays, Controls, InstantReplay, Clips, OverlayViewAssembly):
     """One window showing one scene (and the scenes the user opens from it): its input
     in controls.py, the instant replay in instant_replay.py, clips in clips.py, what the
-    overlay shows in overlay_view.py."""
+    overlay shows in overlay_view.py, the centre of mass, collapse front, timeline,
+    stretch colours and click in phenomena_overlays.py."""
 
     def __init__(self, scene, look: Look, hint: CameraHint, size: tuple[int, int],
                  quality: str = "auto", max_frames: int = 0, save_frame: Path | None = None,
@@ -92,6 +94,7 @@ class Viewer(Controls, InstantReplay, Clips, OverlayViewAssembly):
         self._set_scene(scene, look, hint, pair[1] if pair and pair[1] is not None else None)
         # UI state
         self.init_controls()
+        self.init_phenomena()
         self.leave_past()
         self.message, self._message_until = "", 0.0
         self.pictures = pictures_dir
@@ -182,6 +185,7 @@ class Viewer(Controls, InstantReplay, Clips, OverlayViewAssembly):
         self._frame_walls.append(now)
         snap = self._snapshot_now(now)
         self._shown = snap
+        self.observe_phenomena(snap, now)
         self._update_hover()
         self.poll_clip()
         self._render(snap, self._screen)
@@ -199,7 +203,8 @@ class Viewer(Controls, InstantReplay, Clips, OverlayViewAssembly):
 
     def _render(self, snap: Snapshot, target) -> None:
         self.renderer.render(snap, self.look, self.camera, self.stage, target=target,
-                             extra=self._extra(snap), helices=not self.side_view)
+                             extra=self._extra(snap), helices=not self.side_view,
+                             tints=self.phenomena_tints(snap), marks=self.phenomena_marks(snap))
 
     def _extra(self, snap: Snapshot) -> np.ndarray | None:
         """This frame's hand props: the hover marker, the side view's bars."""

@@ -33,8 +33,12 @@ def test_no_world_is_nothing_to_touch():
 def test_stairs_make_blocks_a_floor_and_the_look():
     w = scene(STAIRS.replace("top = [0.0, -0.1]", "top = [0.0, -0.9]")).world
     assert w.mu == w.mu_static == 0.4
-    assert np.allclose(w.blocks(), [(-0.3, 0.0, -0.9), (0.0, 0.12, -0.95),
-                                    (0.12, 0.24, -1.0), (0.24, 0.36, -1.05)], atol=1e-15)
+    assert np.allclose(w.blocks(drawn=True), [(-0.3, 0.0, -0.9), (0.0, 0.12, -0.95),
+                                              (0.12, 0.24, -1.0), (0.24, 0.36, -1.05)],
+                       atol=1e-15)
+    # for contact every step reaches back under the landing: no buried side faces
+    assert [b[0] for b in w.blocks()] == [-0.3] * 4
+    assert [b[1:] for b in w.blocks()] == [b[1:] for b in w.blocks(drawn=True)]
     assert w.floor == pytest.approx(-0.9 - 4 * 0.05)  # one more step down
     st = w.stairs
     assert st.step_at(0.06, -0.95) == 1 and st.step_at(-0.1, -0.9) == 0
@@ -43,7 +47,7 @@ def test_stairs_make_blocks_a_floor_and_the_look():
 
 def test_the_look_draws_the_worlds_blocks_on_its_floor():
     s = scene(STAIRS.replace("top = [0.0, -0.1]", "top = [1.0, -0.9]"))
-    assert s.look.stairs == s.world.blocks() and s.look.floor_y == s.world.floor
+    assert s.look.stairs == s.world.blocks(drawn=True) and s.look.floor_y == s.world.floor
 
 
 def test_a_table_stands_on_a_floor_below_it():

@@ -12,6 +12,7 @@ import numpy as np
 import pyglet
 
 pyglet.options["headless"] = True
+pyglet.options["audio"] = ("silent",)  # no audio device, as on a server: the click says so
 
 from pyglet.window import key, mouse  # noqa: E402
 
@@ -19,6 +20,7 @@ from slinky3d.runtime import commands  # noqa: E402
 from slinky3d.runtime.simulation import Simulation  # noqa: E402
 from slinky3d.scene.loader import load  # noqa: E402
 from slinky3d.viewer import keys  # noqa: E402
+from slinky3d.viewer.phenomena_overlays import OVERLAYS  # noqa: E402
 from slinky3d.viewer.window import Viewer  # noqa: E402
 
 SIZE = (480, 320)
@@ -184,6 +186,11 @@ def keys_(out):
                 d = v.camera.distance
                 w.dispatch_event("on_mouse_scroll", 10, 10, 0, 3)
                 res[tag] = press(name) + [abs(v.camera.distance - d) < 1e-12]
+            elif b.action == "overlay":
+                on = OVERLAYS[b.keys.index(name)][0]
+                res[tag] = press(name) + [on, on in v.overlays, v.message]
+                press(name)
+                res[tag].append(on in v.overlays)
             elif b.action == "quit":
                 continue  # last, below
             else:

@@ -93,6 +93,12 @@ def test_every_key_does_what_it_says(tmp_path):
             elif b.action in ("clip", "keep"):
                 # the stand-in source logs no session (the clips themselves: test_clips)
                 assert got == ["clips film the live solver only"], tag
+            elif b.action == "overlay" and got[0] == "sound":
+                # no audio device here: the click stays off and says why
+                assert got[1:] == [False, "click on impacts unavailable: no audio device",
+                                   False]
+            elif b.action == "overlay":
+                assert got[1] is True and got[3] is False, tag  # on, and off again
             elif b.action == "quit":
                 assert r["closed"]
             else:

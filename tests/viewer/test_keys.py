@@ -26,3 +26,12 @@ def test_time_scales_are_log_spaced_from_1_to_1_32():
 def test_docs_list_the_table():
     text = (ROOT / "docs" / "app.md").read_text(encoding="utf-8")
     assert keys.markdown_table() in text
+
+
+def test_one_key_per_overlay_named_in_its_help():
+    from slinky3d.viewer.phenomena_overlays import OVERLAYS
+
+    b = next(b for b in keys.BINDINGS if b.action == "overlay")
+    assert len(b.keys) == len(OVERLAYS)
+    for key, (_, label) in zip(b.keys, OVERLAYS, strict=True):
+        assert f"{key} {label}" in b.help

@@ -501,3 +501,44 @@ def test_caption_at_the_bottom_centre_and_the_hover_mark(rig):
     caption.toggle(sc)
     rig.frame(view)
     assert caption.rect == (0.0, 0.0, 0.0, 0.0)
+
+
+def test_timeline_window_and_the_overlays_section(rig):
+    """The contact timeline draws its closed joints and front at the bottom left; the
+    panel's "Overlays" checkboxes become SetOverlay actions; the click, without an audio
+    device, is greyed out."""
+    from slinky3d.runtime.snapshot import Snapshot
+    from slinky3d.viewer import timeline
+    from slinky3d.viewer.phenomena_overlays import PhenomenaView, SetOverlay
+
+    sl = rig.snap.slinkies[0]
+    n = sl.N
+    snaps = []
+    for k in range(60):  # a stack growing down from the top, one joint per snapshot
+        c = np.zeros(n, bool)
+        c[1:min(k + 2, n)] = True
+        snaps.append(Snapshot(t=0.01 * k, slinkies=(replace(sl, contact=c),)))
+    tl = timeline.build(snaps, 0, t_end=0.6, seconds=1.0)
+    view = rig.view(show_hud=False, show_panel=True, phenomena=PhenomenaView(
+        on=frozenset({"timeline"}), sound_unavailable="no audio device", timelines=(tl,)))
+    bare = rig.scene_frame()
+    for _ in range(2):
+        rig.scene_frame()
+        rig.frame(view)
+    img = rig.read().astype(int)
+    corner = (slice(H // 2, H), slice(0, W // 2))
+    changed = np.any(img != bare, axis=2)[corner]
+    assert changed.mean() > 0.05  # the window is there, bottom left
+    pixels = img[corner][changed]
+
+    def near(colour):
+        return np.sum(np.abs(pixels - np.array(colour[:3]) * 255).max(axis=1) < 40)
+
+    assert near(timeline.CLOSED_COLOUR) > 200 and near(timeline.FRONT_COLOUR) > 20
+    # the panel's section: a click on "contact timeline" turns it off
+    x0, y0, x1, y1 = rig.overlay.panel.rects["timeline"]
+    actions = rig.click(x0 + 8, (y0 + y1) / 2, view)
+    assert SetOverlay("timeline", False) in actions
+    x0, y0, x1, y1 = rig.overlay.panel.rects["sound"]
+    actions = rig.click(x0 + 8, (y0 + y1) / 2, view)
+    assert not [a for a in actions if isinstance(a, SetOverlay)]  # greyed out

@@ -10,6 +10,7 @@ FXAA over the objects on a software rasterizer).
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
 import moderngl
 import numpy as np
@@ -30,6 +31,8 @@ LODS = (6, 8, 12, 16, 24)  # segments per half turn below the preset's maximum
 SKIN_COLOUR = (0.72, 0.50, 0.38, 0.15)
 SPRING_COLOUR = (1.0, 0.78, 0.15, 0.6)  # the grab coupling's coil
 DAMPER_COLOUR = (0.22, 0.24, 0.28, 0.8)  # and its damper
+# Per half hoop: C, u (4 floats), sign, along, flash (3), tint rgb and amount (4).
+INSTANCE_BYTES = 4 * (4 + 3 + 4)
 COUPLING_SIZE = 2.5  # the coupling's size in Slinky radii: readable a few metres away
 
 
@@ -87,6 +90,7 @@ class Renderer:
         self._decor_mesh = np.zeros((0, 10), "f4")
         self.profile: dict[str, list[float]] | None = None  # {} to time each pass
         self._helices = True
+        self._tints: Sequence[np.ndarray | None] | None = None
         self._t = 0.0  # process time of the last profiling tick
         self.size = (0, 0)
         self.resize(size)
@@ -119,13 +123,19 @@ class Renderer:
     # -- drawing -------------------------------------------------------------------
     def render(self, snap: Snapshot, look: Look, cam: OrbitCamera, stage: Stage | None = None,
                target: moderngl.Framebuffer | None = None, extra: np.ndarray | None = None,
-               helices: bool = True) -> None:
+               helices: bool = True, tints: Sequence[np.ndarray | None] | None = None,
+               marks: np.ndarray | None = None) -> None:
         """Draw one frame into `target` (same size) or this renderer's own buffer.
 
         `stage` (floor height and extent) should stay the same through a run; None
         derives it from this snapshot. `extra`: more mesh triangles ((n, 10), as
         `props`) for this frame only (the hover marker, the side view's bars);
         helices=False leaves the coils out (the side view draws bars instead).
+        `tints`: per Slinky, None or (N, 4) per half hoop: a display colour and how much
+        of it replaces the material's colour (0..1), e.g. viewer/stretch.py's.
+        `marks`: mesh triangles like `extra` drawn in the main pass only: they cast no
+        shadow and leave the shadow's fit alone (a parabola down to the floor would
+        widen it, and the shadowed floor with it).
         """
         ctx, q = self.ctx, self.quality
         w, h = self.size
@@ -136,6 +146,7 @@ class Renderer:
         if extra is not None and len(extra):
             boxes = np.concatenate([boxes, extra.astype("f4", copy=False)])
         self._helices = helices
+        self._tints = tints
         lo, hi = helix.bounds(snap, pad=0.02)
         slinky_box = (lo.copy(), hi.copy())
         if len(boxes):
@@ -182,6 +193,8 @@ class Renderer:
         ctx.viewport = (0, 0, w, h)
         self.shadow_tex.use(0)
         ctx.enable(moderngl.CULL_FACE)
+        if marks is not None and len(marks):
+            boxes = np.concatenate([boxes, marks.astype("f4", copy=False)])
         self._draw_objects(snap, look, boxes, view_proj, common, depth=False)
         self._tick("objects")
         ctx.disable(moderngl.CULL_FACE)
@@ -392,7 +405,8 @@ class Renderer:
             set_uniform(prog, "pixel_size", 0.0 if depth else common["pixel_size"])
             seg = None if depth else self._segments_for(sl, common["eye"], common["pixel_size"])
             buf, vao, tpl = self._helix_vao(i, sl.N, name, seg)
-            inst = np.c_[helix.instances(sl), helix.impact_flash(sl)].astype("f4")
+            inst = np.c_[helix.instances(sl), helix.impact_flash(sl), self._tint(i, sl.N)
+                         ].astype("f4")
             buf.write(_near_first(inst, common["eye"], sl.R).tobytes())
             vao.render(moderngl.TRIANGLES, instances=sl.N)
             self.last_triangles["shadow" if depth else "main"] += sl.N * tpl.triangles
@@ -401,16 +415,24 @@ class Renderer:
         while len(self._hoops) <= i:
             self._hoops.append((None, {}))
         buf, vaos = self._hoops[i]
-        if buf is None or buf.size != n * 28:
-            buf, vaos = self.ctx.buffer(reserve=n * 28, dynamic=True), {}
+        if buf is None or buf.size != n * INSTANCE_BYTES:
+            buf, vaos = self.ctx.buffer(reserve=n * INSTANCE_BYTES, dynamic=True), {}
             self._hoops[i] = (buf, vaos)
         vbo, ibo, tpl = self._template(segments)
         if (name, segments) not in vaos:
             vaos[name, segments] = self.ctx.vertex_array(
                 self.progs[name],
-                [(vbo, "3f 2f", "in_vert", "in_face"), (buf, "4f 3f/i", "in_hoop", "in_hoop2")],
+                [(vbo, "3f 2f", "in_vert", "in_face"),
+                 (buf, "4f 3f 4f/i", "in_hoop", "in_hoop2", "in_tint")],
                 index_buffer=ibo, index_element_size=4, skip_errors=True)
         return buf, vaos[name, segments], tpl
+
+    def _tint(self, i: int, n: int) -> np.ndarray:
+        """(n, 4) tints of Slinky i this frame (zeros: the material's own colour)."""
+        t = self._tints[i] if self._tints is not None and i < len(self._tints) else None
+        if t is None or len(t) != n:
+            return np.zeros((n, 4), "f4")
+        return t
 
     def _draw_numpy(self, sl, width: float, prog, tpl) -> None:
         """The numpy-extrusion path (benchmark only): whole mesh built and uploaded."""
