@@ -27,7 +27,7 @@ def steel_drop():
     from slinky3d.runtime.simulation import Simulation
     from slinky3d.scene.loader import load
 
-    sc = load("hanging-steel")
+    sc = load("hanging-steel", ["world.floor=-100"])  # a free fall, far from the floor
     sim = Simulation(sc)
     sim.advance_to(0.05)
     assert sim.let_go(0) == ""
