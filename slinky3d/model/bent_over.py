@@ -95,15 +95,16 @@ def bent_over(p: Params, nosing: tuple[float, float], height: float, depth: floa
                           f"reach the next one bent over its edge")
     q = best[0]
     E = chain.end_points(q, p.R)
-    # the lower stack ends CLEARANCE short of the next step's front edge
-    dx = nosing[0] + depth - CLEARANCE - E[-2:, 0].max()
+    # the lower stack ends CLEARANCE short of the next step's front edge, or, on deep
+    # steps, the standing stack stands CLEARANCE back from the top step's
+    dx = min(nosing[0] + depth - CLEARANCE - E[-2:, 0].max(),
+             nosing[0] - CLEARANCE - E[:2, 0].max())
     q[0], q[1] = dx, nosing[1]
     E = chain.end_points(q, p.R)
-    x0, x1 = E[:2, 0].min(), E[:2, 0].max()
-    if x1 > nosing[0] or x0 < nosing[0] - landing:
-        raise SlinkyError(f"the steps are {depth:g} m deep: the Slinky bent over the top "
-                          f"step's edge does not fit (its standing stack would hang over an "
-                          f"edge)")
+    x0 = E[:2, 0].min()
+    if x0 < nosing[0] - landing:
+        raise SlinkyError(f"the top step is {landing:g} m deep: too shallow for the Slinky "
+                          f"({2 * p.R:g} m wide) to stand on it")
     if E[-2:, 0].min() < nosing[0]:
         raise SlinkyError(f"the steps are {depth:g} m deep: too shallow for the Slinky's "
                           f"lower end ({2 * p.R:g} m wide) to stand on the next one")

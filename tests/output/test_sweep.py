@@ -240,7 +240,7 @@ def test_the_shipped_walking_spec(tmp_path):
     spec = sweep.read_spec(stand_in)
     assert spec.keys == ("world.stairs.height", "world.stairs.depth", "slinky.preset")
     assert (spec.x, spec.y, spec.panels) == spec.keys[1::-1] + ("slinky.preset",)
-    assert len(spec.points()) == 50 and spec.out == "walking"
+    assert len(spec.points()) == 48 and spec.out == "walking"
     if "stairs" in shipped_names("scenes"):
         assert sweep.read_spec("walking").scene_stem == "stairs"
 
