@@ -11,8 +11,11 @@ O(N) per iteration, and the iterations do not grow with N.
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, TypeVar, cast
 
 import numpy as np
 from scipy.linalg import solve_banded
@@ -21,11 +24,17 @@ from slinky3d.errors import SlinkyError
 from slinky3d.model.chain import BASE, composite, end_points, signs
 from slinky3d.model.params import Params
 
+F = TypeVar("F", bound=Callable[..., Any])
+
 # A joint within this of theta_min counts as collapsed (the minimiser puts it on the bound).
 COLLAPSED_TOL = 1e-9
 ACTIVE_ROUNDS = 20  # at most this many Newton solves per iteration to settle the bound set
+# Newton iterations one static shape may take in all: a shape that is not found in them
+# fails with an error rather than a silent wait (a shipped scene takes ~200, N = 10000 ~300).
+ITERATION_BUDGET = 3000
 TURN_MAX = 0.5  # rad: no bar turns more in one minimiser step (a trust region)
 PROJECTED_TRIES = 4  # step lengths 1, 1/2, ... tried along the projection arc first
+CUT_TRIES = 12  # and then along the step cut short at the bound
 # Required accuracy of the far end's position (m), and what the penalty fallback aims for.
 FAR_TOL = 1e-4
 FAR_AIM = 1e-9
@@ -51,6 +60,7 @@ class _Problem:
     w: np.ndarray  # gravity weight of bar k: m g R (2 (N - k) + 1)
     targets: np.ndarray | None = None  # (2, 2): targets of E_N, E_{N+1}
     alpha: float = 0.0  # penalty stiffness alpha_b (N/m)
+    iterations: int = 0  # minimiser iterations so far, against ITERATION_BUDGET
 
     @classmethod
     def make(cls, p: Params, anchor, phi_A: float) -> _Problem:
@@ -172,7 +182,7 @@ def _newton_direction(pb: _Problem, hTh: np.ndarray, G: np.ndarray, g: np.ndarra
             X = _solve_free(pb, hTh, fr, np.column_stack([r, U]), convex)
             C = np.eye(U.shape[1]) + U.T @ X[:, 1:]
             step[fr] = -(X[:, 0] - X[:, 1:] @ np.linalg.solve(C, U.T @ X[:, 0]))
-        except np.linalg.LinAlgError:
+        except (np.linalg.LinAlgError, ValueError):  # singular, or not finite
             continue
         if convex or (g @ step < 0.0 and step @ pb.hessian_times(hTh, G, step) > 0.0):
             if np.all(np.isfinite(step)):
@@ -195,10 +205,18 @@ def _minimize(pb: _Problem, theta0: np.ndarray, gtol: float, maxiter: int = 500)
     lo = pb.p.theta_min
     theta = np.maximum(np.asarray(theta0, float), lo)
     f, g = pb.fun(theta)
+    if not (math.isfinite(f) and np.all(np.isfinite(g))):
+        raise EquilibriumError("the energy is not a finite number (the parameters are "
+                               "too far apart in magnitude for the static solve).")
     for _ in range(maxiter):
         at = theta <= lo
         if np.max(np.abs(np.where(at & (g > 0.0), 0.0, g)), initial=0.0) <= gtol:
             break
+        pb.iterations += 1
+        if pb.iterations > ITERATION_BUDGET:
+            raise EquilibriumError(
+                f"not found in {ITERATION_BUDGET} Newton iterations (N = {pb.p.N} half "
+                "hoops): fewer coils or a far end closer to the hanging shape may help.")
         hTh, G = pb.curvature(theta)
         held, zero = at & (g > 0.0), np.zeros_like(theta)
         for _ in range(ACTIVE_ROUNDS):
@@ -240,7 +258,7 @@ def _search(pb: _Problem, theta: np.ndarray, f: float, g: np.ndarray, step: np.n
             new = np.maximum(theta + 0.5**i * d, lo)
             slope = float(g @ (new - theta))
             f_new, g_new = pb.fun(new)
-            if slope < 0.0 and f_new <= f + 1e-4 * slope:
+            if slope < 0.0 and f + 1e-4 * slope >= f_new > -math.inf:
                 return new, f_new, g_new
         return None
 
@@ -266,12 +284,12 @@ def _search(pb: _Problem, theta: np.ndarray, f: float, g: np.ndarray, step: np.n
     gaps = (theta[down] - lo) / -step[down]
     first = int(np.argmin(gaps))
     s = min(1.0, float(gaps[first]))
-    while s > 1e-12:
+    for _ in range(CUT_TRIES):
         new = np.maximum(theta + s * step, lo)
         if s == gaps[first]:
             new[down[first]] = lo  # exactly on the bound, not a rounding error above it
         f_new, g_new = pb.fun(new)
-        if f_new <= f + 1e-4 * float(g @ (new - theta)):
+        if f + 1e-4 * float(g @ (new - theta)) >= f_new > -math.inf:
             return new, f_new, g_new
         s *= 0.5
     return None
@@ -286,11 +304,12 @@ def _end_jacobian(pb: _Problem, theta: np.ndarray) -> np.ndarray:
 
 def _newton_kkt(
     pb: _Problem, theta: np.ndarray, far: np.ndarray | None, Theta_B: float | None,
-    iters: int = 30,
+    iters: int = 200,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Newton on the KKT system of min V s.t. E_{N+1} = far, Theta_N = Theta_B, with the
     collapsed set fixed; the set is updated (free joints that cross the bound are
-    clamped, clamped ones whose multiplier turns negative are freed) until consistent."""
+    clamped, clamped ones whose multiplier turns negative are freed, one at a time: a
+    long Slinky may free tens of them, hence the iterations) until consistent."""
     p, lo = pb.p, pb.p.theta_min
     saved = pb.alpha
     pb.alpha = 0.0  # the exact constraints replace the penalty here
@@ -346,10 +365,29 @@ def _newton_kkt(
 def _initial_hanging(p: Params) -> np.ndarray:
     # Small-angle hanging shape: joint k carries the moment m g R (N - k + 1) of the
     # weight below it; a good start makes L-BFGS-B converge in few iterations.
+    # (Clipped at pi: a fold beyond it is no start for anything.)
     k = np.arange(1, p.N + 1)
-    return np.maximum(p.theta_min, p.m * p.g * p.R * (p.N - k + 1) / p.k_coil)
+    return np.clip(p.m * p.g * p.R * (p.N - k + 1) / p.k_coil, p.theta_min, math.pi)
 
 
+def _quiet(solve: F) -> F:
+    """Run a static solve with numpy's floating-point warnings off: parameters many
+    orders of magnitude apart overflow or divide by zero on the way, and the solve then
+    fails with one EquilibriumError line instead of warnings and a traceback."""
+
+    @functools.wraps(solve)
+    def run(*args: Any, **kw: Any) -> Any:
+        try:
+            with np.errstate(all="ignore"):
+                return solve(*args, **kw)
+        except (ArithmeticError, ValueError, np.linalg.LinAlgError) as e:
+            raise EquilibriumError(f"the numbers broke down ({type(e).__name__}: {e}); the "
+                                   "parameters are too far apart in magnitude.") from None
+
+    return cast(F, run)
+
+
+@_quiet
 def hanging(p: Params, anchor=(0.0, 0.0), phi_A: float = 0.0) -> np.ndarray:
     """q (N+3,) of a Slinky held at its anchored end E_1 only, at rest.
 
@@ -373,6 +411,7 @@ def _targets(p: Params, far: np.ndarray, phi_B: float) -> np.ndarray:
     return np.stack([far - 2.0 * p.R * last, far])
 
 
+@_quiet
 def both_ends(
     p: Params,
     anchor=(0.0, 0.0),
