@@ -282,3 +282,24 @@ def test_cost_grows_linearly_with_n(kind):
         return best
 
     assert cost(2000) < 15 * cost(400)
+
+
+def test_a_solve_that_runs_out_of_iterations_fails_in_one_line(monkeypatch):
+    # Never a silent wait: past the budget the solve stops with one line.
+    monkeypatch.setattr(static_shape, "ITERATION_BUDGET", 5)
+    p = preset("plastic")
+    with pytest.raises(static_shape.EquilibriumError, match="5 Newton iterations") as ei:
+        static_shape.both_ends(p, far=far_of(p, -5, 0), phi_B=PI)
+    assert "\n" not in str(ei.value)
+
+
+def test_numbers_that_break_down_fail_in_one_line():
+    # Parameters many orders of magnitude apart: an EquilibriumError, no warnings.
+    import warnings
+
+    p = preset("plastic").with_(k_coil=1e-300, mass=1e300)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(static_shape.EquilibriumError) as ei:
+            static_shape.both_ends(p, far=far_of(p, -5, 0), phi_B=PI)
+    assert "\n" not in str(ei.value)

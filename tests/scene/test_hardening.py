@@ -403,3 +403,8 @@ def test_absurd_command_lines_exit_2_with_one_line(argv, scene_file, capsys, tmp
     rc, err = _main([*argv, "--out", str(tmp_path / "x.out")], capsys)
     assert rc == 2 and err.count("\n") == 1 and err.startswith("slinky3d: error: ")
     assert not any(tmp_path.iterdir())
+
+
+def test_a_slinky_over_the_size_limit_is_refused_naming_it():
+    msg = _outcome(_set(DOCS["hanging"], ("slinky", "n_coils"), slinky.N_MAX / 2 + 0.5))
+    assert f"at most {slinky.N_MAX / 2:g}" in msg and f"N = {slinky.N_MAX}" in msg
