@@ -140,8 +140,9 @@ def test_random_play_on_the_solver_thread(scenes):
     # Played: every kind of command, many times over, faster than real time.
     assert min(counts.values()) > 0 and simulated > wall
     # The energy stays bounded: the grab's force is capped (5 weights), dampers and
-    # impacts take energy out, and a reset or a load starts afresh.
-    assert worst < 100.0
+    # impacts take energy out, and a reset or a load starts afresh. Throws reach ~60
+    # (53 simulated minutes); a blow-up goes orders of magnitude past 1000.
+    assert worst < 1e3
     # Memory flat once warm: from a third of the run to its end (each measured just
     # after the same Load), growth beyond the command log (the session's record, kept
     # on purpose: ~220 bytes an entry measured) is under 0.5 MB.
