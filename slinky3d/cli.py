@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from slinky3d import __version__
-from slinky3d.errors import SlinkyError
+from slinky3d.errors import SlinkyError, one_line
 from slinky3d.output import DEFAULT_SOLVER, REALTIME, REFERENCE, SOLVERS
 from slinky3d.viewer.gl.quality import AUTO, QUALITY
 
@@ -25,6 +25,7 @@ DEFAULT_FPS = 100.0
 MAX_FPS = 10000.0  # samples per second; more only fills the disk
 DEFAULT_SIZE = "1280x720"  # pixels, of a screenshot and of a new window
 DEFAULT_SCENE = "hanging-plastic"  # what `slinky3d` alone opens: the desk demo
+MAX_RECORD_BYTES = 2 * 2**30  # the samples a `simulate` or `figure` run keeps in memory
 
 
 class _Parser(argparse.ArgumentParser):
@@ -228,6 +229,14 @@ def _add_view_options(p: argparse.ArgumentParser) -> None:
 def _record(sc: Any, duration: float, fps: float, solver: str) -> tuple[dict, dict]:
     from slinky3d.output.recording import record
 
+    # Refused up front rather than failing to allocate (or filling the memory) late: a
+    # sample holds each Slinky's q and qd, N + 3 numbers each, and a few per-sample values.
+    n = math.floor(min(duration * fps, 1e300)) + 1
+    size = n * sum(16 * (s.params.N + 3) + 64 for s in sc.slinkies)
+    if size > MAX_RECORD_BYTES:
+        raise SlinkyError(f"{duration:g} s at {fps:g} samples/s is {n:.3g} samples, "
+                          f"{size / 2**30:.3g} GiB: more than the {MAX_RECORD_BYTES // 2**30} GiB "
+                          "a run may keep in memory; lower --duration or --fps")
     return record(sc, duration, fps, solver=solver)
 
 
@@ -382,7 +391,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             args = parser.parse_args(["run", *argv])
         return int(args.func(args) or 0)
     except SlinkyError as e:
-        print(f"slinky3d: error: {e}", file=sys.stderr)
+        print(f"slinky3d: error: {one_line(str(e))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

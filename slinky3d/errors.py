@@ -1,6 +1,11 @@
 """User-facing errors: each carries one clear sentence, printed without a traceback."""
 
 
+def one_line(text: str) -> str:
+    """text with its line breaks written as escapes (a user's key or value may hold them)."""
+    return text.replace("\r", "\\r").replace("\n", "\\n")
+
+
 class SlinkyError(Exception):
     """Base of the errors the command line prints as one line (exit status 2)."""
 
@@ -10,7 +15,8 @@ class SceneError(SlinkyError, ValueError):
 
     def __init__(self, where: str, key: str, message: str):
         self.where, self.key = where, key
-        super().__init__(f"{where}: {key}: {message}" if key else f"{where}: {message}")
+        text = f"{where}: {key}: {message}" if key else f"{where}: {message}"
+        super().__init__(one_line(text))
 
 
 class ShaderError(SlinkyError):

@@ -99,7 +99,7 @@ def test_several_slinkies_round_trip(capsys, fake, tmp_path):
     (["simulate", "1Pa", "--duration", "nan"], "argument --duration"),
     (["simulate", "1Pa", "--solver", "fast"], "argument --solver"),
     (["simulate", "no-such-scene"], "no-such-scene: no such scene file"),
-    (["simulate", "1Pa", "--set", "slinky.C_D=-1"], "--set: slinky.C_D: must be >= 0"),
+    (["simulate", "1Pa", "--set", "slinky.C_D=-1"], "--set: slinky.C_D: must be in [0, 1000]"),
     (["simulate", "1Pa", "--set", "slinky.CD=1"], "did you mean 'C_D'"),
     (["simulate", "1Pa", "--set", "oops"], "expected KEY=VALUE"),
     (["simulate", "1Pa", "--out", "/no/such/dir/x.npz"], "cannot write /no/such/dir/x.npz"),
@@ -149,7 +149,8 @@ def test_python_dash_m_exit_codes(tmp_path):
     assert r.returncode == 0 and "simulate" in r.stdout
     r = sh("simulate", "1Pa", "--set", "slinky.mass=0")
     assert r.returncode == 2 and r.stdout == ""
-    assert r.stderr == "slinky3d: error: --set: slinky.mass: must be > 0, got 0\n"
+    assert r.stderr == ("slinky3d: error: --set: slinky.mass: must be in [1e-06, 1000] "
+                        "(between 1e-06 and 1000), got 0\n")
 
 
 def test_simulate_with_the_solvers(capsys, monkeypatch, tmp_path):

@@ -1,27 +1,40 @@
 """Static shapes (docs/model.md section 4): a Slinky held at one end, or at both ends.
 
 Both problems are solved in the torsion angles theta with the bounds
-theta >= theta_min handled exactly (L-BFGS-B bounds), then polished by Newton's
-method on the KKT system with the collapsed joints fixed at theta_min. Written in
-the composite angles Theta the energy is separable (gravity) plus a chain of
-springs, so its value and gradient cost O(N) and a Newton step one tridiagonal solve.
+theta >= theta_min handled exactly (a projected Newton method), then polished by
+Newton's method on the KKT system with the collapsed joints fixed at theta_min.
+Written in the composite angles Theta the energy is separable (gravity) plus a chain
+of springs, so its value and gradient cost O(N) and a Newton step one tridiagonal
+solve (with a rank-4 Woodbury update for the far end's penalty): the whole solve is
+O(N) per iteration, and the iterations do not grow with N.
 """
 
 from __future__ import annotations
 
+import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, TypeVar, cast
 
 import numpy as np
 from scipy.linalg import solve_banded
-from scipy.optimize import minimize
 
 from slinky3d.errors import SlinkyError
 from slinky3d.model.chain import BASE, composite, end_points, signs
 from slinky3d.model.params import Params
 
-# A joint within this of theta_min counts as collapsed (L-BFGS-B lands on the bound exactly).
+F = TypeVar("F", bound=Callable[..., Any])
+
+# A joint within this of theta_min counts as collapsed (the minimiser puts it on the bound).
 COLLAPSED_TOL = 1e-9
+ACTIVE_ROUNDS = 20  # at most this many Newton solves per iteration to settle the bound set
+# Newton iterations one static shape may take in all: a shape that is not found in them
+# fails with an error rather than a silent wait (a shipped scene takes ~200, N = 10000 ~300).
+ITERATION_BUDGET = 3000
+TURN_MAX = 0.5  # rad: no bar turns more in one minimiser step (a trust region)
+PROJECTED_TRIES = 4  # step lengths 1, 1/2, ... tried along the projection arc first
+CUT_TRIES = 12  # and then along the step cut short at the bound
 # Required accuracy of the far end's position (m), and what the penalty fallback aims for.
 FAR_TOL = 1e-4
 FAR_AIM = 1e-9
@@ -47,6 +60,7 @@ class _Problem:
     w: np.ndarray  # gravity weight of bar k: m g R (2 (N - k) + 1)
     targets: np.ndarray | None = None  # (2, 2): targets of E_N, E_{N+1}
     alpha: float = 0.0  # penalty stiffness alpha_b (N/m)
+    iterations: int = 0  # minimiser iterations so far, against ITERATION_BUDGET
 
     @classmethod
     def make(cls, p: Params, anchor, phi_A: float) -> _Problem:
@@ -78,6 +92,31 @@ class _Problem:
         g = p.k_coil * theta + self.s * np.cumsum(gTh[::-1])[::-1]
         return f, g
 
+    def curvature(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The Hessian of `fun` in parts: (hTh, G), H = k I + J^T diag(hTh) J + 2 alpha G^T G.
+
+        hTh (N,): the curvature diagonal in Theta (gravity, and the end errors' second
+        derivatives); G (4, N): d(E_N, E_{N+1})/d theta, empty without the penalty.
+        """
+        p = self.p
+        _, u, perp = self.geometry(theta)
+        hTh = -self.w * u[:, 1]
+        if self.alpha <= 0.0:
+            return hTh, np.zeros((0, theta.size))
+        d = self._end_errors(u)
+        hTh = hTh - 4.0 * self.alpha * p.R * (u @ (d[0] + d[1]))
+        hTh[-1] += 4.0 * self.alpha * p.R * float(u[-1] @ d[0])
+        tail = np.cumsum((2.0 * p.R * perp)[::-1], axis=0)[::-1]
+        G_last = (self.s[:, None] * tail).T  # d E_{N+1} / d theta
+        G_prev = G_last - 2.0 * p.R * perp[-1][:, None] * self.s[None, :]
+        return hTh, np.vstack([G_prev, G_last])
+
+    def hessian_times(self, hTh: np.ndarray, G: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """H v in O(N), H from `curvature`'s parts."""
+        Jv = np.cumsum(self.s * v)  # d Theta
+        out = self.p.k_coil * v + self.s * np.cumsum((hTh * Jv)[::-1])[::-1]
+        return out + 2.0 * self.alpha * (G.T @ (G @ v)) if G.size else out
+
     def _end_errors(self, u: np.ndarray) -> np.ndarray:
         E_last = self.anchor + 2.0 * self.p.R * np.sum(u, axis=0)
         E_prev = E_last - 2.0 * self.p.R * u[-1]
@@ -95,12 +134,14 @@ def _theta_hessian(pb: _Problem, hTh: np.ndarray) -> np.ndarray:
     return H
 
 
-def _solve_free(pb: _Problem, hTh: np.ndarray, fr: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _solve_free(pb: _Problem, hTh: np.ndarray, fr: np.ndarray, b: np.ndarray,
+                convex: bool = False) -> np.ndarray:
     """H_FF^{-1} b in O(N), H = k I + J^T diag(hTh) J restricted to the free joints.
 
     With the collapsed joints fixed, H_FF = S L^T (k T + D) L S: S the signs, L the
     lower-triangular ones (n x n), D the curvature summed over the bars between
     consecutive free joints, T = L^-T L^-1 tridiagonal; so one tridiagonal solve.
+    With convex, D is clipped at 0: k T + D, hence H_FF, is then positive definite.
     (Rejected: a dense LU of H_FF, whose multithreaded BLAS crawls on a busy machine.)
     """
     n = int(fr.sum())
@@ -108,6 +149,8 @@ def _solve_free(pb: _Problem, hTh: np.ndarray, fr: np.ndarray, b: np.ndarray) ->
         return np.zeros((0, *b.shape[1:]))
     t = np.cumsum(hTh[::-1])[::-1][fr]  # curvature of all bars from each free joint on
     d = t - np.r_[t[1:], 0.0]
+    if convex:
+        d = np.maximum(d, 0.0)
     k = pb.p.k_coil
     ab = np.zeros((3, n))
     ab[0, 1:] = -k
@@ -121,14 +164,135 @@ def _solve_free(pb: _Problem, hTh: np.ndarray, fr: np.ndarray, b: np.ndarray) ->
     return s * np.diff(z, axis=0, prepend=np.zeros_like(z[:1]))  # S L^-1
 
 
-def _lbfgsb(pb: _Problem, theta0: np.ndarray, gtol: float, maxiter: int = 20000) -> np.ndarray:
+def _newton_direction(pb: _Problem, hTh: np.ndarray, G: np.ndarray, g: np.ndarray,
+                      fr: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Newton's step: v (N,) on the joints not in fr (their given displacement), on the
+    free joints fr the minimiser of the quadratic model given it, in O(N).
+
+    H_FF = A_FF + 2 alpha_b G_F^T G_F: A the spring and the curvature diagonal in Theta
+    (one tridiagonal solve, `_solve_free`), G the end errors' Jacobian (`curvature`;
+    Woodbury: a 4 x 4 solve). The exact Hessian first; where its step is not a descent
+    direction of positive curvature, the convexified one (negative curvature clipped).
+    """
+    r = (g + pb.hessian_times(hTh, G, v))[fr]
+    U = math.sqrt(2.0 * pb.alpha) * G[:, fr].T if G.size else np.zeros((r.size, 0))
+    step = v.copy()
+    for convex in (False, True):
+        try:
+            X = _solve_free(pb, hTh, fr, np.column_stack([r, U]), convex)
+            C = np.eye(U.shape[1]) + U.T @ X[:, 1:]
+            step[fr] = -(X[:, 0] - X[:, 1:] @ np.linalg.solve(C, U.T @ X[:, 0]))
+        except (np.linalg.LinAlgError, ValueError):  # singular, or not finite
+            continue
+        if convex or (g @ step < 0.0 and step @ pb.hessian_times(hTh, G, step) > 0.0):
+            if np.all(np.isfinite(step)):
+                return step
+    step[fr] = -r / pb.p.k_coil  # steepest descent, scaled (not reached in practice)
+    return step
+
+
+def _minimize(pb: _Problem, theta0: np.ndarray, gtol: float, maxiter: int = 500) -> np.ndarray:
+    """min pb.fun over theta >= theta_min by a projected Newton method, O(N) an iteration.
+
+    Joints on the bound and pushed into it stay there, and so do those that Newton's step
+    would push through it from the bound; the others take Newton's step
+    (`_newton_direction`). Near the minimum the bound set settles and the convergence
+    is quadratic. `_search` finds the step's length. Stops when the projected gradient
+    is below gtol (torque, N m) or no step lowers the energy (round-off). (Rejected:
+    L-BFGS-B, whose iteration count grows with N: the shape of a 10000 half-hoop Slinky
+    held at both ends took minutes.)
+    """
     lo = pb.p.theta_min
-    res = minimize(
-        pb.fun, np.maximum(theta0, lo), jac=True, method="L-BFGS-B",
-        bounds=[(lo, None)] * theta0.size,
-        options={"maxiter": maxiter, "maxcor": 30, "ftol": 1e-15, "gtol": gtol},
-    )
-    return np.maximum(res.x, lo)
+    theta = np.maximum(np.asarray(theta0, float), lo)
+    f, g = pb.fun(theta)
+    if not (math.isfinite(f) and np.all(np.isfinite(g))):
+        raise EquilibriumError("the energy is not a finite number (the parameters are "
+                               "too far apart in magnitude for the static solve).")
+    for _ in range(maxiter):
+        at = theta <= lo
+        if np.max(np.abs(np.where(at & (g > 0.0), 0.0, g)), initial=0.0) <= gtol:
+            break
+        pb.iterations += 1
+        if pb.iterations > ITERATION_BUDGET:
+            raise EquilibriumError(
+                f"not found in {ITERATION_BUDGET} Newton iterations (N = {pb.p.N} half "
+                "hoops): fewer coils or a far end closer to the hanging shape may help.")
+        hTh, G = pb.curvature(theta)
+        held, zero = at & (g > 0.0), np.zeros_like(theta)
+        for _ in range(ACTIVE_ROUNDS):
+            step = _newton_direction(pb, hTh, G, g, ~held, zero)
+            # Freeing such a joint only for the projection to put it back would make
+            # the bound set zigzag.
+            through = ~held & at & (step < 0.0)
+            if not through.any():
+                break
+            held |= through
+        if -float(g @ step) <= 1e-14 * abs(f):
+            break  # the predicted decrease is below the energy's round-off: converged
+        found = _search(pb, theta, f, g, step, hTh, G, held)
+        if found is None:
+            break  # no lower energy along the step: converged to round-off
+        theta, f, g = found
+    return theta
+
+
+def _search(pb: _Problem, theta: np.ndarray, f: float, g: np.ndarray, step: np.ndarray,
+            hTh: np.ndarray, G: np.ndarray, held: np.ndarray
+            ) -> tuple[np.ndarray, float, np.ndarray] | None:
+    """The next point: Armijo backtracking along the projection arc of Newton's step; if
+    that fails, along the face step, where the joints the step pushes through the bound
+    are put on it and the others solved again given theirs (many joints can close in one
+    iteration: a long Slinky); else the step cut short where the first joint reaches the
+    bound, which puts that joint on it. Every step is shortened so that no bar turns
+    by more than TURN_MAX (a trust region: the continuation keeps to its branch instead
+    of jumping to another winding). None when nothing lowers the energy."""
+    lo = pb.p.theta_min
+
+    def bounded(d: np.ndarray) -> np.ndarray:
+        turn = float(np.max(np.abs(np.cumsum(pb.s * d)), initial=0.0))
+        return d * (TURN_MAX / turn) if turn > TURN_MAX else d
+
+    def armijo(d: np.ndarray) -> tuple[np.ndarray, float, np.ndarray] | None:
+        d = bounded(d)
+        for i in range(PROJECTED_TRIES):
+            new = np.maximum(theta + 0.5**i * d, lo)
+            slope = float(g @ (new - theta))
+            f_new, g_new = pb.fun(new)
+            if slope < 0.0 and f + 1e-4 * slope >= f_new > -math.inf:
+                return new, f_new, g_new
+        return None
+
+    found = armijo(step)
+    if found is not None:
+        return found
+    face, fixed, v = step, held.copy(), np.zeros_like(theta)
+    for _ in range(ACTIVE_ROUNDS):
+        cross = ~fixed & (theta + face < lo)
+        if not cross.any():
+            break
+        fixed |= cross
+        v[cross] = lo - theta[cross]
+        face = _newton_direction(pb, hTh, G, g, ~fixed, v)
+    if face is not step and float(g @ face) < 0.0:
+        found = armijo(face)
+        if found is not None:
+            return found
+    step = bounded(step)
+    down = np.flatnonzero(step < 0.0)
+    if down.size == 0:
+        return None
+    gaps = (theta[down] - lo) / -step[down]
+    first = int(np.argmin(gaps))
+    s = min(1.0, float(gaps[first]))
+    for _ in range(CUT_TRIES):
+        new = np.maximum(theta + s * step, lo)
+        if s == gaps[first]:
+            new[down[first]] = lo  # exactly on the bound, not a rounding error above it
+        f_new, g_new = pb.fun(new)
+        if f + 1e-4 * float(g @ (new - theta)) >= f_new > -math.inf:
+            return new, f_new, g_new
+        s *= 0.5
+    return None
 
 
 def _end_jacobian(pb: _Problem, theta: np.ndarray) -> np.ndarray:
@@ -140,11 +304,12 @@ def _end_jacobian(pb: _Problem, theta: np.ndarray) -> np.ndarray:
 
 def _newton_kkt(
     pb: _Problem, theta: np.ndarray, far: np.ndarray | None, Theta_B: float | None,
-    iters: int = 30,
+    iters: int = 200,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Newton on the KKT system of min V s.t. E_{N+1} = far, Theta_N = Theta_B, with the
     collapsed set fixed; the set is updated (free joints that cross the bound are
-    clamped, clamped ones whose multiplier turns negative are freed) until consistent."""
+    clamped, clamped ones whose multiplier turns negative are freed, one at a time: a
+    long Slinky may free tens of them, hence the iterations) until consistent."""
     p, lo = pb.p, pb.p.theta_min
     saved = pb.alpha
     pb.alpha = 0.0  # the exact constraints replace the penalty here
@@ -200,10 +365,29 @@ def _newton_kkt(
 def _initial_hanging(p: Params) -> np.ndarray:
     # Small-angle hanging shape: joint k carries the moment m g R (N - k + 1) of the
     # weight below it; a good start makes L-BFGS-B converge in few iterations.
+    # (Clipped at pi: a fold beyond it is no start for anything.)
     k = np.arange(1, p.N + 1)
-    return np.maximum(p.theta_min, p.m * p.g * p.R * (p.N - k + 1) / p.k_coil)
+    return np.clip(p.m * p.g * p.R * (p.N - k + 1) / p.k_coil, p.theta_min, math.pi)
 
 
+def _quiet(solve: F) -> F:
+    """Run a static solve with numpy's floating-point warnings off: parameters many
+    orders of magnitude apart overflow or divide by zero on the way, and the solve then
+    fails with one EquilibriumError line instead of warnings and a traceback."""
+
+    @functools.wraps(solve)
+    def run(*args: Any, **kw: Any) -> Any:
+        try:
+            with np.errstate(all="ignore"):
+                return solve(*args, **kw)
+        except (ArithmeticError, ValueError, np.linalg.LinAlgError) as e:
+            raise EquilibriumError(f"the numbers broke down ({type(e).__name__}: {e}); the "
+                                   "parameters are too far apart in magnitude.") from None
+
+    return cast(F, run)
+
+
+@_quiet
 def hanging(p: Params, anchor=(0.0, 0.0), phi_A: float = 0.0) -> np.ndarray:
     """q (N+3,) of a Slinky held at its anchored end E_1 only, at rest.
 
@@ -212,7 +396,7 @@ def hanging(p: Params, anchor=(0.0, 0.0), phi_A: float = 0.0) -> np.ndarray:
     hanging Slinky come out collapsed at theta_min.
     """
     pb = _Problem.make(p, anchor, phi_A)
-    theta = _lbfgsb(pb, _initial_hanging(p), gtol=1e-10 * p.k_coil)
+    theta = _minimize(pb, _initial_hanging(p), gtol=1e-10 * p.k_coil)
     theta, _ = _newton_kkt(pb, theta, None, None)
     q = np.r_[pb.anchor, pb.phi_A, theta]
     r = residuals(p, q, far_held=False)
@@ -227,6 +411,7 @@ def _targets(p: Params, far: np.ndarray, phi_B: float) -> np.ndarray:
     return np.stack([far - 2.0 * p.R * last, far])
 
 
+@_quiet
 def both_ends(
     p: Params,
     anchor=(0.0, 0.0),
@@ -262,7 +447,7 @@ def both_ends(
     pb.targets = _targets(p, far, phi_B)
     W = p.mass * p.g
     if theta_guess is None:
-        theta = _lbfgsb(pb, _initial_hanging(p), gtol=1e-8 * p.k_coil)
+        theta = _minimize(pb, _initial_hanging(p), gtol=1e-8 * p.k_coil)
         alpha = ALPHA0 * W
     else:
         theta = np.asarray(theta_guess, float).copy()
@@ -293,7 +478,7 @@ def _continue(
     err, hist = math.inf, []
     for _ in range(ALPHA_STAGES):
         pb.alpha = alpha
-        theta = _lbfgsb(pb, theta, gtol=1e-7 * pb.p.k_coil, maxiter=3000)
+        theta = _minimize(pb, theta, gtol=1e-7 * pb.p.k_coil)
         _, u, _ = pb.geometry(theta)
         err = float(np.max(np.linalg.norm(pb._end_errors(u), axis=1)))
         hist.append(err)
@@ -316,7 +501,7 @@ def _shifted_penalty(pb: _Problem, theta: np.ndarray, alpha: float) -> tuple[np.
     pb.alpha = alpha
     try:
         for _ in range(100):
-            theta = _lbfgsb(pb, theta, gtol=1e-11 * pb.p.k_coil)
+            theta = _minimize(pb, theta, gtol=1e-11 * pb.p.k_coil)
             _, u, _ = pb.geometry(theta)
             d = pb._end_errors(u) + pb.targets - true
             err = float(np.max(np.linalg.norm(d, axis=1)))

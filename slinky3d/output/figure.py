@@ -33,7 +33,10 @@ def parse_times(text: str) -> list[float]:
         start, stop, step = (float(g) for g in m.groups())
         if step <= 0 or stop < start:
             raise SlinkyError(f"--times {text}: needs start <= stop and a step > 0")
-        n = math.floor((stop - start) / step + 1e-9) + 1
+        count = (stop - start) / step + 1e-9
+        if not math.isfinite(count):
+            raise SlinkyError(f"--times {text}: at most {MAX_TIMES} instants, at finite times")
+        n = math.floor(count) + 1
         if n > MAX_TIMES:
             raise SlinkyError(f"--times {text}: {n} instants, at most {MAX_TIMES}")
         times = [round(start + i * step, 12) for i in range(n)]
@@ -43,6 +46,8 @@ def parse_times(text: str) -> list[float]:
             raise SlinkyError(f"--times {text!r}: expected start:stop:step (e.g. 0:1.4:0.2) "
                               "or a comma list of times in seconds (e.g. 0,0.5,1)")
         times = sorted({float(p) for p in parts})
+        if not math.isfinite(times[-1]):
+            raise SlinkyError(f"--times {text}: the times must be finite numbers")
         if len(times) > MAX_TIMES:
             raise SlinkyError(f"--times: {len(times)} instants, at most {MAX_TIMES}")
     if times[0] < 0:

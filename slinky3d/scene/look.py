@@ -11,14 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from typing import Any, Unpack
 
-from slinky3d.scene.validate import Bounds, Context, D, Table
+from slinky3d.scene.validate import PLACE, Bounds, Context, D, Table
 
 MATERIALS = ("auto", "steel", "plastic")
 ANCHORS = ("post", "hand", "none")
 
 RGB = tuple[float, float, float]
 COLOUR: Bounds = {"lo": 0.0, "hi": 1.0}  # display RGB
-PLACE: Bounds = {"lo": -1e3, "hi": 1e3}  # m: a guard against typos, far beyond any scene
 Step = tuple[float, float, float]  # (x0, x1, top_y): a stair block, m
 
 

@@ -27,10 +27,28 @@ from slinky3d.scene.spec import (
     Motion,
     SlinkySpec,
 )
-from slinky3d.scene.validate import Table, check_number
+from slinky3d.scene.validate import ANGLE, Bounds, Table, check_number
 from slinky3d.scene.world import Stairs
 
-N_MAX = 20000  # half hoops; a guard against typos, far beyond any real Slinky
+# Half hoops: the most whose static shapes solve in seconds (docs/benchmarks.md, static
+# shapes: N = 10000 held at both ends ~3-7 s; at 20000 some take minutes). Far beyond
+# any real Slinky; the one place a scene's size is capped.
+N_MAX = 10000
+
+# Where the model's parameters may lie: physical signs, and guards against typos far
+# beyond any real Slinky (a 1 t, 10 m Slinky is still allowed) that keep the static
+# solve and the solvers' arithmetic finite.
+PARAM_BOUNDS: dict[str, Bounds] = {
+    "mass": {"lo": 1e-6, "hi": 1e3},  # kg
+    "R": {"lo": 1e-4, "hi": 10.0},  # m
+    "L0": {"lo": 1e-5, "hi": 1e2},  # m
+    "I": {"lo": 1e-15, "hi": 1e3},  # kg m^2
+    "k_coil": {"lo": 1e-9, "hi": 1e6},  # N m / rad: a spring, or there is no shape
+    "C_D": {"lo": 0.0, "hi": 1e3},  # N m s / rad
+    "g": {"lo": -1e3, "hi": 1e3},  # m / s^2
+}
+FORCE: Bounds = {"lo": 0.0, "hi": 1e9}  # stiffnesses and dampings of contact and grab
+STIFF: Bounds = {**FORCE, "open_lo": True}  # a stiffness: > 0
 
 SLINKY_KEYS = ("name", "preset", *OVERRIDABLE, "anchor", "far", "shape", "contact", "grab")
 ANCHOR_KEYS = ("position", "orientation", "condition", "release_time", "motion")
@@ -48,24 +66,20 @@ MOTION_KEYS = tuple(f.name for f in fields(Motion))
 def _params(t: Table) -> Params:
     name = t.choice("preset", "plastic", tuple(PRESETS))
     over: dict[str, float] = {}
-    n_coils = t.number("n_coils", None, lo=1.0, hi=N_MAX / 2)
+    n_coils = t.number("n_coils", None, lo=1.0)
     if n_coils is not None:
+        if n_coils > N_MAX / 2:
+            t.fail("n_coils", f"at most {N_MAX / 2:g} (N = {N_MAX} half hoops, the largest "
+                              f"Slinky whose static shape solves in seconds), got {n_coils:g}")
         if abs(2 * n_coils - round(2 * n_coils)) > 1e-9:
             t.fail("n_coils", "must be a whole number of half coils (N = 2 n_coils), "
                               f"got {n_coils:g}")
         over["n_coils"] = n_coils
-    for k in ("mass", "R", "L0", "I"):
-        v = t.number(k, None, lo=0.0, open_lo=True)
+    for k, bounds in PARAM_BOUNDS.items():
+        v = t.number(k, None, **bounds)
         if v is not None:
             over[k] = v
-    for k in ("k_coil", "C_D"):
-        v = t.number(k, None, lo=0.0)
-        if v is not None:
-            over[k] = v
-    g = t.number("g", None)
-    if g is not None:
-        over["g"] = g
-    tmin = t.number("theta_min", None, lo=0.0, hi=math.pi / 2, open_lo=True, open_hi=True)
+    tmin = t.number("theta_min", None, lo=1e-6, hi=math.pi / 2, open_hi=True)
     if tmin is not None:
         over["theta_min"] = tmin
     return preset(name, **over)
@@ -86,9 +100,9 @@ def _motion(t: Table) -> Motion:
     m = Motion()
     motion = Motion(
         amplitude=t.point("amplitude", m.amplitude),
-        frequency=t.number("frequency", m.frequency, lo=0.0, open_lo=True),
-        phase=t.number("phase", m.phase),
-        rot_amplitude=t.number("rot_amplitude", m.rot_amplitude),
+        frequency=t.number("frequency", m.frequency, lo=0.0, hi=1e3, open_lo=True),
+        phase=t.number("phase", m.phase, **ANGLE),
+        rot_amplitude=t.number("rot_amplitude", m.rot_amplitude, **ANGLE),
         start=t.number("start", m.start, lo=0.0),
         frequency_rate=t.number("frequency_rate", m.frequency_rate, lo=0.0),
         frequency_max=t.number("frequency_max", m.frequency_max, lo=0.0, open_lo=True),
@@ -112,7 +126,7 @@ def _anchor(t: Table) -> EndSpec:
         condition=cond,
         release_time=release,
         position=t.point("position", (0.0, 0.0)),
-        orientation=t.number("orientation", 0.0),
+        orientation=t.number("orientation", 0.0, **ANGLE),
         motion=motion,
     )
 
@@ -199,7 +213,7 @@ def _far_target(ft: Table, st: Table, p: Params,
     if dist > reach:
         ft.fail(given[0], f"the far end is {dist:.4g} m from the anchored end, farther "
                           f"than the Slinky reaches (2 R N = {reach:.4g} m)")
-    return far_xy, ft.number("orientation", 0.0)
+    return far_xy, ft.number("orientation", 0.0, **ANGLE)
 
 
 def _initial(st: Table, ft: Table, p: Params, kind: str, anchor: EndSpec,
@@ -236,18 +250,18 @@ def _contact(ct: Table) -> ContactSpec:
     return ContactSpec(
         enabled=ct.boolean("enabled", c.enabled),
         law=ct.choice("law", c.law, CONTACT_LAWS),
-        stiffness=ct.number("stiffness", c.stiffness, lo=0.0, open_lo=True),
-        damping=ct.number("damping", c.damping, lo=0.0),
+        stiffness=ct.number("stiffness", c.stiffness, **STIFF),
+        damping=ct.number("damping", c.damping, **FORCE),
     )
 
 
 def _grab(gt: Table) -> GrabSpec:
     g = GrabSpec()
     return GrabSpec(
-        stiffness=gt.number("stiffness", g.stiffness, lo=0.0, open_lo=True),
-        damping=gt.number("damping", g.damping, lo=0.0),
+        stiffness=gt.number("stiffness", g.stiffness, **STIFF),
+        damping=gt.number("damping", g.damping, **FORCE),
         max_force_weights=gt.number("max_force_weights", g.max_force_weights, lo=0.0,
-                                    open_lo=True),
+                                    hi=1e3, open_lo=True),
     )
 
 

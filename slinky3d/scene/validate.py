@@ -27,6 +27,13 @@ class Bounds(TypedDict, total=False):
     open_hi: bool
 
 
+# Guards against typos, far beyond any scene: a place in metres, an angle in radians.
+# Within them the numbers stay well away from overflow and from losing the model's
+# millimetres to round-off.
+PLACE: Bounds = {"lo": -1e3, "hi": 1e3}
+ANGLE: Bounds = {"lo": -1e3, "hi": 1e3}
+
+
 def _within(key: str, table: str) -> bool:
     """Whether `key` is `table` itself, one of its keys or one of its elements."""
     return key == table or key.startswith((table + ".", table + "["))
@@ -151,14 +158,16 @@ class Table:
             self.fail(k, f"must be true or false, not {type_name(v)}")
         return v
 
-    def point(self, k: str, default: tuple[float, float]) -> tuple[float, float]:
-        """A point or offset [x, y] in the plane of the model; errors name the point."""
+    def point(self, k: str, default: tuple[float, float],
+              **bounds: Unpack[Bounds]) -> tuple[float, float]:
+        """A point or offset [x, y] in the plane of the model, each coordinate within the
+        bounds (PLACE unless given); errors name the point."""
         if k not in self.data:
             return default
         v = self.data[k]
         if not isinstance(v, list) or len(v) != 2:
             self.fail(k, f"must be an array of two numbers [x, y], got {_count(v)}")
-        x, y = (check_number(self.ctx, self.key(k), c) for c in v)
+        x, y = (check_number(self.ctx, self.key(k), c, **(bounds or PLACE)) for c in v)
         return (x, y)
 
     def vector(self, k: str, default: D, n: int,

@@ -230,3 +230,76 @@ def test_out_of_reach():
         static_shape.both_ends(p, far=(math.nan, 0.0))
     with pytest.raises(static_shape.EquilibriumError):
         static_shape.both_ends(p, far=(-0.1, 0.0), theta_guess=np.zeros(3))
+
+
+def test_penalty_hessian_matches_fd():
+    # The minimiser's Newton steps use this Hessian (spring, curvature in Theta, the
+    # end errors' Gauss-Newton and second-order terms): it must be the true one.
+    p = preset("plastic")
+    rng = np.random.default_rng(4)
+    th = p.theta_min + rng.uniform(0, 0.4, p.N)
+    pb = static_shape._Problem.make(p, (0, 0), 0.0)
+    pb.targets, pb.alpha = static_shape._targets(p, np.array([-0.2, 0.05]), PI), 5.0
+    h, E = 1e-6, np.eye(p.N)
+    fdH = np.array([(pb.fun(th + h * e)[1] - pb.fun(th - h * e)[1]) / (2 * h) for e in E])
+    hTh, G = pb.curvature(th)
+    H = np.array([pb.hessian_times(hTh, G, e) for e in E])
+    assert np.allclose(H, fdH, rtol=1e-6, atol=1e-8)
+
+
+def test_minimiser_respects_the_bound_and_is_stationary():
+    p = preset("steel")
+    pb = static_shape._Problem.make(p, (0, 0), 0.0)
+    pb.targets, pb.alpha = static_shape._targets(p, far_of(p, -5, 0), PI), 50.0
+    th = static_shape._minimize(pb, static_shape._initial_hanging(p), gtol=1e-9 * p.k_coil)
+    _, g = pb.fun(th)
+    at = th <= p.theta_min
+    assert th.min() >= p.theta_min and at.any()
+    assert np.all(g[at] >= 0)  # bound joints push into the bound
+    assert np.max(np.abs(g[~at])) < 1e-8 * p.k_coil
+
+
+@pytest.mark.parametrize("kind", ["hanging", "both_ends"])
+def test_cost_grows_linearly_with_n(kind):
+    # A 10000 half-hoop Slinky takes seconds, not minutes: the solve is O(N). Timed as
+    # best of runs so a busy machine does not fail it; 5x the half hoops may cost at
+    # most 15x (O(N^2) would be 25x, and L-BFGS-B was worse).
+    import time
+
+    def cost(n):
+        p = preset("steel", n_coils=n / 2)
+        best = math.inf
+        for _ in range(3):
+            t = time.perf_counter()
+            if kind == "hanging":
+                q = static_shape.hanging(p)
+            else:
+                q = static_shape.both_ends(p, far=far_of(p, -5, 0), phi_B=PI)
+            best = min(best, time.perf_counter() - t)
+        far = far_of(p, -5, 0) if kind == "both_ends" else None
+        r = static_shape.residuals(p, q, far_held=far is not None, far=far, phi_B=PI)
+        assert r["stationarity"] < 1e-9
+        return best
+
+    assert cost(2000) < 15 * cost(400)
+
+
+def test_a_solve_that_runs_out_of_iterations_fails_in_one_line(monkeypatch):
+    # Never a silent wait: past the budget the solve stops with one line.
+    monkeypatch.setattr(static_shape, "ITERATION_BUDGET", 5)
+    p = preset("plastic")
+    with pytest.raises(static_shape.EquilibriumError, match="5 Newton iterations") as ei:
+        static_shape.both_ends(p, far=far_of(p, -5, 0), phi_B=PI)
+    assert "\n" not in str(ei.value)
+
+
+def test_numbers_that_break_down_fail_in_one_line():
+    # Parameters many orders of magnitude apart: an EquilibriumError, no warnings.
+    import warnings
+
+    p = preset("plastic").with_(k_coil=1e-300, mass=1e300)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(static_shape.EquilibriumError) as ei:
+            static_shape.both_ends(p, far=far_of(p, -5, 0), phi_B=PI)
+    assert "\n" not in str(ei.value)
