@@ -27,6 +27,7 @@ from slinky3d import cli
 from slinky3d.errors import SceneError, SlinkyError
 from slinky3d.scene import loader, slinky, validate
 from slinky3d.scene.look import CAMERA_KEYS, LOOK_KEYS
+from slinky3d.scene.world import STAIRS_KEYS, TABLE_KEYS, WORLD_KEYS
 from slinky3d.scene.slinky import (
     ANCHOR_KEYS,
     CONTACT_KEYS,
@@ -83,7 +84,6 @@ background_bottom = [0.5, 0.5, 0.5]
 floor = true
 floor_y = -1.0
 floor_colour = [0.6, 0.6, 0.6]
-stairs = [[0.0, 0.2, -0.5], [0.2, 0.4, -0.7]]
 stairs_colour = [0.5, 0.4, 0.2]
 stairs_depth = 0.3
 anchor = "post"
@@ -125,6 +125,8 @@ frequency = 2.0
 phase = 0.5
 rot_amplitude = 0.1
 start = 0.1
+frequency_rate = 0.1
+frequency_max = 3.0
 [[slinky]]
 preset = "plastic"
 n_coils = 5
@@ -142,7 +144,32 @@ kind = "angles"
 theta = [0.6, 0.7, 0.6, 0.7]
 """
 
-BASES = {"hanging": HANGING, "both_ends": BOTH_ENDS, "far_offset": FAR_OFFSET,
+WORLD = """
+[slinky]
+preset = "plastic"
+n_coils = 2
+[slinky.anchor]
+condition = "free"
+position = [-0.2, 0.1]
+[slinky.shape]
+kind = "angles"
+theta = 0.6
+[world]
+floor = -1.0
+mu = 0.4
+mu_static = 0.5
+[world.stairs]
+top = [0.0, 0.0]
+height = 0.1
+depth = 0.1
+count = 3
+landing = 0.3
+[world.table]
+edge = [-2.0, -0.5]
+width = 0.5
+"""
+
+BASES = {"world": WORLD, "hanging": HANGING, "both_ends": BOTH_ENDS, "far_offset": FAR_OFFSET,
          "far_position": FAR_POSITION, "scripted": SCRIPTED, "angles": ANGLES}
 DOCS = {name: tomllib.loads(text) for name, text in BASES.items()}
 
@@ -223,7 +250,8 @@ def _keys_in(doc: Any, prefix: str = "") -> Iterator[str]:
 def test_the_base_scenes_hold_every_key_of_the_spec():
     present = {k.rsplit(".", 1)[-1] for d in DOCS.values() for k in _keys_in(d)}
     spec = {*loader.SCENE_KEYS, *SLINKY_KEYS, *ANCHOR_KEYS, *FAR_KEYS, *SHAPE_KEYS,
-            *CONTACT_KEYS, *GRAB_KEYS, *MOTION_KEYS, *LOOK_KEYS, *CAMERA_KEYS}
+            *CONTACT_KEYS, *GRAB_KEYS, *MOTION_KEYS, *LOOK_KEYS, *CAMERA_KEYS, *WORLD_KEYS,
+            *STAIRS_KEYS, *TABLE_KEYS}
     assert spec - present == set(), "add the new keys to a base scene of this test"
     # Every table's numbers were found: the validator read them all.
     tops = {p[0] if p[0] != "slinky" else ".".join(map(str, p[:2])) for _, p in NUMERIC}
@@ -304,7 +332,7 @@ KEY_TEXT = st.text(alphabet="abcdefghijklmnopqrstuvwxyz_.0123456789[]= ", max_si
 
 @FAST
 @given(key=st.one_of(KEY_TEXT, st.sampled_from(
-    ["slinky", "slinky.0", "slinky.1.C_D", "slinky.anchor.position.0", "look.stairs.0",
+    ["slinky", "slinky.0", "slinky.1.C_D", "slinky.anchor.position.0", "world.stairs.top.0",
      "camera", "slinky.shape.theta.3", "title.x", ".", "slinky..C_D", "slinky.99.mass"])),
     value=st.text(max_size=12))
 def test_any_set_key_gives_a_scene_or_one_line(key, value):
