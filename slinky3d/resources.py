@@ -1,4 +1,4 @@
-"""Find the scene and shader files, installed (inside the wheel) or in a source checkout."""
+"""Find the scene, shader and kiosk files, installed (inside the wheel) or in a source checkout."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ _ROOT = Path(__file__).resolve().parent.parent
 
 
 def data_dir(kind: str) -> Path:
-    """Directory holding the shipped `scenes` or `shaders`."""
-    if kind not in ("scenes", "shaders"):
+    """Directory holding the shipped `scenes`, `shaders` or `kiosk` files (playlist,
+    systemd unit)."""
+    if kind not in ("scenes", "shaders", "kiosk"):
         raise ValueError(f"unknown resource kind {kind!r}")
     # A source checkout has them beside the package; a wheel has them inside it.
     local = _ROOT / kind
