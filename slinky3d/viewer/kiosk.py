@@ -452,9 +452,10 @@ def release_gl(obj: Any, depth: int = 3) -> int:
 
 
 # -- the command ----------------------------------------------------------------------
-def setup_logging(folder: Path | None = None) -> Path:
-    """The kiosk's log: rotating files in the user's log folder (or `folder`), and the
-    warnings on stderr too (the journal, under systemd). Returns the log file's path."""
+def setup_logging(folder: Path | None = None, stderr: bool = False) -> Path:
+    """The kiosk's log: rotating files in the user's log folder (or `folder`), and with
+    `stderr` the warnings there too (the journal, under systemd). Returns the log file's
+    path."""
     import platformdirs
 
     folder = Path(folder) if folder is not None else Path(platformdirs.user_log_dir("slinky3d"))
@@ -474,10 +475,13 @@ def setup_logging(folder: Path | None = None) -> Path:
     except OSError as e:
         raise SlinkyError(f"cannot write the log {path}: {e.strerror or e}") from None
     file.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
-    err = logging.StreamHandler(sys.stderr)
-    err.setLevel(logging.WARNING)
-    err.setFormatter(logging.Formatter("slinky3d kiosk: %(levelname)s %(message)s"))
-    for h in (file, err):
+    handlers: list[logging.Handler] = [file]
+    if stderr:
+        err = logging.StreamHandler(sys.stderr)
+        err.setLevel(logging.WARNING)
+        err.setFormatter(logging.Formatter("slinky3d kiosk: %(levelname)s %(message)s"))
+        handlers.append(err)
+    for h in handlers:
         logger.addHandler(h)
         _handlers.append(h)
     logger.setLevel(logging.INFO)
@@ -508,7 +512,7 @@ def run(args: Any) -> int:
         return 0
     size = parse_size(args.window) if args.window else (1280, 720)
     playlist = load_playlist(args.playlist)
-    path = setup_logging(args.log_dir)
+    path = setup_logging(args.log_dir)  # the file only: a bad playlist is one line
     log.info("kiosk starting: playlist %s (%d scenes), log %s", playlist.path,
              len(playlist.entries), path)
     try:
@@ -516,7 +520,10 @@ def run(args: Any) -> int:
     except SlinkyError as e:
         log.error("%s", e)
         raise
-    log.info("%d of %d playlist scenes load", good, len(playlist.entries))
+    setup_logging(args.log_dir, stderr=True)
+    if good < len(playlist.entries):
+        log.warning("%d of %d playlist scenes load (%s says why not)", good,
+                    len(playlist.entries), path)
     _need_display()
     first = first_valid(playlist, 0)
     if first is None:  # they loaded a moment ago
