@@ -62,6 +62,7 @@ LOG_FILE = "kiosk.log"
 LOG_BYTES = 1_000_000  # one log file's size before it rotates
 LOG_BACKUPS = 5  # rotated files kept: kiosk.log.1 .. .5
 LOG_COMMANDS = 10_000  # command log entries the solver thread keeps (it writes no session)
+MOVE_PX = 3.0  # pixels the pointer must move to count as a touch
 SWAY_PERIOD = 40.0  # wall s of one to-and-fro of the attract loop's camera
 ATTRACT_HINT = "Touch the screen or press a key to play"
 PLAY_HINT = ("Drag the Slinky with the mouse \u00b7 L lets go \u00b7 R starts again "
@@ -116,6 +117,7 @@ class Kiosk(Viewer):
         self._seen_rollbacks = 0
         self._seen_error = ""
         self._cursor_shown: bool | None = None
+        self._pointer: tuple[float, float] | None = None  # where the pointer was last
         self._sway_base = self.camera
         self._push_kiosk_handlers()
         self._sync_cursor()
@@ -124,11 +126,13 @@ class Kiosk(Viewer):
         log.info("kiosk: playing entry %d (%s)", index + 1, playlist.entries[index].name)
 
     # -- input: above the overlay's handlers, so that the chord always gets through --
+    def _kiosk_handlers(self) -> dict[str, Any]:
+        return dict(on_key_press=self._kiosk_key, on_mouse_motion=self._kiosk_motion,
+                    on_mouse_press=self._kiosk_pointer, on_mouse_drag=self._kiosk_pointer,
+                    on_mouse_scroll=self._kiosk_pointer)
+
     def _push_kiosk_handlers(self) -> None:
-        self.window.push_handlers(
-            on_key_press=self._kiosk_key, on_mouse_motion=self._kiosk_pointer,
-            on_mouse_press=self._kiosk_pointer, on_mouse_drag=self._kiosk_pointer,
-            on_mouse_scroll=self._kiosk_pointer)
+        self.window.push_handlers(**self._kiosk_handlers())
 
     def _kiosk_key(self, symbol, modifiers):
         import pyglet
@@ -143,6 +147,13 @@ class Kiosk(Viewer):
         if symbol == key.ESCAPE or any(isinstance(ev, Quit) for ev in events):
             return pyglet.event.EVENT_HANDLED  # Esc: nor pyglet's default (close) either
         return None  # on to the overlay and the app's controls
+
+    def _kiosk_motion(self, x, y, dx, dy) -> None:
+        """A move of the pointer is a touch; the events a window gets as it opens or goes
+        full screen under a still pointer are not (the first, or no move)."""
+        last, self._pointer = self._pointer, (x, y)
+        if last is not None and math.hypot(x - last[0], y - last[1]) >= MOVE_PX:
+            self._kiosk_pointer()
 
     def _kiosk_pointer(self, *args) -> None:
         self.do_events(self.attendant.touch(time.perf_counter(), pointer=True))
@@ -380,10 +391,7 @@ class Kiosk(Viewer):
             self._overlay_cache = OverlayCache(self.ctx, self.overlay)
             self.caption = Caption(self.ctx)
             # The new overlay's handlers went on top: the kiosk's go above them again.
-            self.window.remove_handlers(
-                on_key_press=self._kiosk_key, on_mouse_motion=self._kiosk_pointer,
-                on_mouse_press=self._kiosk_pointer, on_mouse_drag=self._kiosk_pointer,
-                on_mouse_scroll=self._kiosk_pointer)
+            self.window.remove_handlers(**self._kiosk_handlers())
             self._push_kiosk_handlers()
             self._gl_broken = False
             log.info("GL objects recreated (%s)", self.ctx.info.get("GL_RENDERER", "?"))
@@ -414,9 +422,11 @@ def _is_gl_error(e: Exception) -> bool:
     return mod.startswith("OpenGL") or type(e).__name__ == "GLException"
 
 
-def release_gl(obj: Any, depth: int = 3) -> int:
-    """Release the moderngl objects `obj` holds (in attributes, dicts, lists, tuples, a
-    few levels deep); returns how many. Errors are ignored: the context may be gone."""
+def release_gl(obj: Any, depth: int = 6) -> int:
+    """Release the moderngl objects `obj` holds, in its attributes and those of the
+    slinky3d objects it holds, in dicts, lists and tuples, a few levels deep, and a
+    framebuffer's attachments (made inline, they are held by nothing else); returns how
+    many. Errors are ignored: the context may be gone."""
     import moderngl
 
     seen: set[int] = set()
@@ -424,12 +434,19 @@ def release_gl(obj: Any, depth: int = 3) -> int:
 
     def walk(x: Any, d: int) -> None:
         nonlocal count
-        if id(x) in seen or d < 0:
+        if d < 0 or id(x) in seen or isinstance(x, moderngl.Context):
             return
         seen.add(id(x))
-        if isinstance(x, moderngl.Context):
-            return
-        if type(x).__module__.startswith("moderngl") and hasattr(x, "release"):
+        module = type(x).__module__ or ""
+        if module.startswith("moderngl") and hasattr(x, "release"):
+            if isinstance(x, moderngl.Framebuffer):
+                try:  # (a released one has none)
+                    parts = (*(x.color_attachments or ()), x.depth_attachment)
+                except Exception:  # noqa: BLE001 - gone already
+                    parts = ()
+                for a in parts:
+                    if a is not None:
+                        walk(a, d)
             try:
                 x.release()
                 count += 1
@@ -440,7 +457,7 @@ def release_gl(obj: Any, depth: int = 3) -> int:
             items = list(x.values())
         elif isinstance(x, list | tuple):
             items = list(x)
-        elif hasattr(x, "__dict__") and d == depth:
+        elif module.startswith("slinky3d") and hasattr(x, "__dict__"):
             items = list(vars(x).values())
         else:
             return

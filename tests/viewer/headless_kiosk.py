@@ -5,6 +5,7 @@ process). `python headless_kiosk.py OUT_DIR`."""
 import json
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pyglet
@@ -63,6 +64,15 @@ def main(out):
     res["fullscreen"] = bool(w.fullscreen)
     res["mode1"] = k.attendant.mode
     res["pictures"] = (out / "pictures").exists()
+    # a roll-back (the divergence guard's) is logged; a solver fault puts the scene back
+    k._shown = replace(k._shown, rollbacks=2, status="solver diverged at t = 1 s: rolled back")
+    frames(k, 1)
+    k.source.error = "solver raised at step 7: FloatingPointError: overflow"
+    frames(k, 1)
+    res["rollbacks"], res["faults"] = k.rollbacks, k.solver_faults
+    k.source.drain()
+    res["error_cleared"] = k.source.error == ""  # the Reset the kiosk sent
+    frames(k, 1)
     # a lost GL context: the next frame raises, the objects are made again, play goes on
     old = k.renderer
     k.simulate_context_loss()
@@ -73,6 +83,8 @@ def main(out):
     res["gl_error"] = k.ctx.error
     # the pointer shows the cursor; the chord quits
     w.dispatch_event("on_mouse_motion", 10, 10, 1, 1)
+    res["cursor_first_motion"] = k.attendant.cursor_visible  # (the window opening)
+    w.dispatch_event("on_mouse_motion", 30, 10, 20, 0)
     res["cursor"] = k.attendant.cursor_visible
     w.dispatch_event("on_mouse_press", 5, 5, mouse.LEFT, 0)
     w.dispatch_event("on_mouse_release", 5, 5, mouse.LEFT, 0)

@@ -212,10 +212,12 @@ def test_kiosk_window_plays_survives_a_lost_context_and_quits_on_the_chord(tmp_p
     assert r["red0"] > 100  # the plastic Slinky drawn
     assert r["open_after_esc"] and not r["pictures"]  # Esc, close, P: nothing
     assert r["mode1"] == "play"
+    assert r["rollbacks"] == 2 and "rolled back (hanging-plastic)" in r["log"]
+    assert r["faults"] == 1 and r["error_cleared"] and "scene put back" in r["log"]
     assert r["gl_recoveries"] == 1 and r["renderer_new"]
     assert r["red1"] == pytest.approx(r["red0"], rel=0.2)  # drawn again after the loss
     assert r["gl_error"] == "GL_NO_ERROR"
     assert "GL objects recreated" in r["log"]
-    assert r["cursor"] and r["notified_ready"]
+    assert not r["cursor_first_motion"] and r["cursor"] and r["notified_ready"]
     assert r["closed"] and r["exit_code"] == 0
     assert "exit chord" in r["log"]
