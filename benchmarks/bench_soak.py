@@ -9,10 +9,10 @@ time (times the time scale) per frame, unless paused. So 2 h of kiosk use take t
 of their frames' drawing and stepping, not 2 h. Optionally a simulated GL context loss
 every --lose-context-every s.
 
-Printed: the resident memory after the warm-up (--warmup s of kiosk use, every scene
-opened at least once), at the end and its peak, their growth (target: under 5 MB), the
-roll-backs, solver faults, GL recoveries, frame errors, entries opened, visits, drops
-and replays. Figures go to benchmarks/results/bench_soak.json.
+Printed: the peak resident memory in the warm-up (--warmup s of kiosk use: every
+scene opened, the history full) and after it, their difference, the peak RSS growth
+(target: under 5 MB), the roll-backs, solver faults, GL recoveries, frame errors,
+entries opened, visits, drops and replays. Figures go to benchmarks/results/bench_soak.json.
 
     python benchmarks/bench_soak.py [--hours 2] [--fps 10] [--size 320x240] [--seed 1]
 """
@@ -37,6 +37,7 @@ from bench_kiosk import rss_mb
 from kiosk_visitor import Visitor
 
 # The modules whose `time.perf_counter` is the kiosk's clock.
+SAMPLE_S = 10.0  # s of kiosk use between two readings of the resident memory
 CLOCKED = ("slinky3d.viewer.window", "slinky3d.viewer.instant_replay",
            "slinky3d.viewer.overlay_view", "slinky3d.viewer.overlay", "slinky3d.viewer.kiosk")
 
@@ -104,6 +105,7 @@ def main() -> int:
     ap.add_argument("--lose-context-every", type=float, default=0.0, metavar="S",
                     help="simulate a GL context loss every S s of kiosk use (0: never)")
     ap.add_argument("--no-write", action="store_true", help="print only")
+    ap.add_argument("--verbose", action="store_true", help="print each minute's RSS")
     args = ap.parse_args()
 
     import pyglet
@@ -126,8 +128,7 @@ def main() -> int:
     assert first is not None, "no scene of the playlist loads"
     source = lockstep_source(first[1])
     k = Kiosk(playlist, first, size, fullscreen=False, source=source)
-    # Every scene the kiosk opens gets a lockstep thread too: Load replaces only the
-    # simulation inside the one thread, so nothing else is needed.
+    # The scenes the kiosk opens run in this same thread (Load replaces its simulation).
     assert isinstance(k.source, kiosk_module.KioskThread)
     k.window._enable_event_queue = False
     k._started = 0.0
@@ -137,12 +138,12 @@ def main() -> int:
     dt = 1.0 / args.fps
     total = 3600.0 * args.hours
     warm = min(args.warmup, 0.25 * total)
-    samples: list[tuple[float, float, float]] = []
-    base: tuple[float, float] | None = None
+    samples: list[tuple[float, float]] = []  # (s of use, RSS MB) every SAMPLE_S
     losses = 0
     next_loss = args.lose_context_every or float("inf")
     wall0 = time.perf_counter()
     frames = 0
+    every = max(1, round(SAMPLE_S * args.fps))
     while clock.now < total and k.window.context is not None:
         clock.now += dt
         visitor.step(clock.now)
@@ -153,11 +154,8 @@ def main() -> int:
             next_loss += args.lose_context_every
             losses += 1
             k.simulate_context_loss()
-        if frames % round(60 * args.fps) == 0:  # each simulated minute
-            samples.append((clock.now, *rss_mb()))
-            if base is None and clock.now >= warm:
-                gc.collect()
-                base = (clock.now, rss_mb()[0])
+        if frames % every == 0:
+            samples.append((clock.now, rss_mb()[0]))
             if frames % round(1800 * args.fps) == 0:
                 print(f"  {clock.now / 60:5.0f} min of kiosk use in "
                       f"{time.perf_counter() - wall0:6.0f} s: RSS {samples[-1][1]:.1f} MB",
@@ -168,37 +166,47 @@ def main() -> int:
     gc.collect()
     end, peak = rss_mb()
     a = k.attendant
-    if base is None:
+    # The baseline: the peak of the warm-up's last two thirds (every scene opened, the
+    # history ring full of the largest Slinky's snapshots: its size swings by ~10 MB
+    # with the scene). The growth: the peak after it, less the baseline.
+    warm_rss = [r for t, r in samples if warm / 3 <= t <= warm]
+    after = [(t, r) for t, r in samples if t > warm]
+    if not warm_rss or not after:
         print("bench_soak: the kiosk stopped before the warm-up ended", file=sys.stderr)
         return 1
-    after = [r for t, r, _ in samples if t >= base[0]]
-    t_after = [t for t, _, _ in samples if t >= base[0]]
-    slope = float(np.polyfit(np.asarray(t_after) / 3600, after, 1)[0]) if len(after) > 2 \
-        else 0.0
+    base = max(warm_rss)
+    top = max(r for _, r in after)
+    minutes: dict[int, float] = {}
+    for t, r in after:  # each minute's peak, for the trend
+        minutes[int(t // 60)] = max(r, minutes.get(int(t // 60), 0.0))
+    ms = sorted(minutes)
+    slope = float(np.polyfit(np.asarray(ms) / 60, [minutes[m] for m in ms], 1)[0]) \
+        if len(ms) > 2 else 0.0
     figures = {
         "hours": clock.now / 3600, "fps": args.fps, "size": list(size), "frames": frames,
-        "wall_s": wall, "warmup_s": base[0], "rss_after_warmup_mb": base[1],
-        "rss_end_mb": end, "rss_peak_mb": peak,
-        "rss_peak_after_warmup_mb": max(after), "rss_growth_mb": max(after) - base[1],
-        "rss_end_growth_mb": end - base[1], "rss_slope_mb_per_h": slope,
+        "wall_s": wall, "warmup_s": warm, "rss_warmup_peak_mb": base,
+        "rss_peak_after_warmup_mb": top, "rss_growth_mb": top - base, "rss_end_mb": end,
+        "rss_process_peak_mb": peak, "rss_minute_peak_slope_mb_per_h": slope,
         "visits": visitor.visits, "gestures": visitor.gestures,
         "entries_opened": k.entries_opened, "skipped": k.skipped, "drops": a.drops,
         "replays": a.replays, "rollbacks": k.rollbacks, "solver_faults": k.solver_faults,
         "context_losses": losses, "gl_recoveries": k.gl_recoveries,
         "frame_errors": k.frame_errors, "exit_code": k.exit_code,
         "command_log": len(k.source.log),
-        "rss_samples": [[round(t), round(r, 1)] for t, r, _ in samples[::5]],
+        "rss_minute_peaks": [[m, round(minutes[m], 1)] for m in ms[::5]],
     }
     print(f"soak: {figures['hours']:.2f} h of kiosk use ({frames} frames at {args.fps:g} "
           f"per s, {size[0]}x{size[1]}) in {wall:.0f} s")
-    print(f"  memory: {base[1]:.1f} MB after {base[0] / 60:.0f} min, peak after it "
-          f"{max(after):.1f} MB (growth {max(after) - base[1]:+.1f} MB), at the end "
-          f"{end:.1f} MB ({end - base[1]:+.1f} MB; {slope:+.2f} MB/h)")
+    print(f"  memory: peak {base:.1f} MB in the {warm / 60:.0f} min warm-up, {top:.1f} MB "
+          f"after it: peak RSS growth {top - base:+.1f} MB (minute peaks' trend "
+          f"{slope:+.2f} MB/h); {end:.1f} MB at the end")
     print(f"  {k.rollbacks} roll-backs, {k.solver_faults} solver faults, {losses} context "
           f"losses -> {k.gl_recoveries} GL recoveries, {k.frame_errors} frame errors")
     print(f"  {visitor.visits} visits ({visitor.gestures} gestures), {k.entries_opened} "
           f"entries opened ({k.skipped} skipped), {a.drops} drops, {a.replays} replays; "
           f"log {log_path}")
+    if args.verbose:
+        print("  (min, peak RSS MB):", " ".join(f"{m}:{minutes[m]:.1f}" for m in ms))
     if not args.no_write:
         report.write("bench_soak", figures)
     return 0 if ended and k.exit_code == 0 else 1
