@@ -209,6 +209,8 @@ class Kiosk(Viewer):
             return
         i, scene = found
         self.skipped += (i - index) % len(self.playlist.entries)
+        if attract and self.side_view:
+            self.toggle_side_view()  # the loop shows the 3D picture (open_scene keeps it)
         self.open_scene(scene)
         self.entry_scene = scene
         self._seen_rollbacks, self._seen_error = 0, ""
@@ -292,6 +294,20 @@ class Kiosk(Viewer):
         self._gl_failures = self._frame_failures = 0
         self.notifier.ready("playing")
         self.notifier.watchdog()
+
+    def _pace(self, dt: float) -> None:
+        """The app's frame loop; what the frame's drawing does not catch (the buffer
+        swap: a lost context raises there too) is handled as a failed frame."""
+        import pyglet
+
+        from slinky3d.viewer.window import FRAME_INTERVAL
+
+        try:
+            super()._pace(dt)
+        except Exception as e:  # noqa: BLE001 - the exhibit goes on
+            self._frame_failed(e)
+            if self.window.context is not None:
+                pyglet.clock.schedule_once(self._pace, FRAME_INTERVAL)
 
     def _overlay(self, snap, now: float) -> None:
         super()._overlay(snap, now)
@@ -527,7 +543,10 @@ def run(args: Any) -> int:
     if args.print_unit:
         print(unit_text(args.playlist), end="")
         return 0
-    size = parse_size(args.window) if args.window else (1280, 720)
+    try:
+        size = parse_size(args.window) if args.window else (1280, 720)
+    except SlinkyError as e:
+        raise SlinkyError(str(e).replace("--size", "--window")) from None
     playlist = load_playlist(args.playlist)
     path = setup_logging(args.log_dir)  # the file only: a bad playlist is one line
     log.info("kiosk starting: playlist %s (%d scenes), log %s", playlist.path,

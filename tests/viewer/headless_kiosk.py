@@ -89,6 +89,15 @@ def main(out):
     w.dispatch_event("on_mouse_press", 5, 5, mouse.LEFT, 0)
     w.dispatch_event("on_mouse_release", 5, 5, mouse.LEFT, 0)
     frames(k, 2)
+    # the side view on, then the idle time: the loop comes back, in 3D, on the next
+    # entry that loads (the broken one skipped again)
+    w.dispatch_event("on_key_press", key.TAB, 0)
+    frames(k, 1)
+    res["side"] = k.side_view
+    k.attendant.last_input -= 1000.0
+    frames(k, 2)
+    res["back"] = [k.attendant.mode, k.side_view, k.attendant.index, k.skipped,
+                   k.entries_opened]
     res["frames"] = k.frames
     res["notified_ready"] = k.notifier.ready_sent
     w.dispatch_event("on_key_press", key.Q, key.MOD_CTRL | key.MOD_ALT | key.MOD_SHIFT)

@@ -77,6 +77,8 @@ def run(capsys, *argv):
 
 
 def test_the_command_fails_in_one_line(capsys, tmp_path):
+    rc, out, err = run(capsys, "kiosk", "--window", "12")
+    assert rc == 2 and err.startswith("slinky3d: error: --window: expected WIDTHxHEIGHT")
     rc, out, err = run(capsys, "kiosk", str(tmp_path / "none.toml"))
     assert rc == 2 and err.count("\n") == 1 and "no such playlist file" in err
     (tmp_path / "bad.toml").write_text("scenes = [\n")
