@@ -58,6 +58,8 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--lose-context-every", type=float, default=0.0, metavar="S",
                     help="simulate a GL context loss every S wall s (0: never)")
+    ap.add_argument("--name", default="bench_kiosk", help="results name (a variant's own "
+                    "table: bench_kiosk-losses for --lose-context-every)")
     ap.add_argument("--no-write", action="store_true", help="print only")
     ap.add_argument("--verbose", action="store_true", help="print the memory samples too")
     args = ap.parse_args()
@@ -135,7 +137,6 @@ def main() -> int:
         "rollbacks": k.rollbacks, "solver_faults": k.solver_faults,
         "context_losses": state["losses"], "gl_recoveries": k.gl_recoveries,
         "frame_errors": k.frame_errors, "exit_code": k.exit_code,
-        "rss_samples": [[round(x, 1) for x in r] for r in state["rss"][::10]],
     }
     fi, dr = figures["frame_interval"], figures["draw"]
     print(f"kiosk {size[0]}x{size[1]}, {figures['quality']} on {figures['renderer']}: "
@@ -153,7 +154,7 @@ def main() -> int:
         print("  (s, RSS MB, peak MB):", " ".join(f"{t:.0f}:{r:.0f}" for t, r, _ in
                                                   state["rss"][::5]))
     if not args.no_write:
-        report.write("bench_kiosk", figures)
+        report.write(args.name, figures)
     return 0 if k.exit_code == 0 else 1
 
 

@@ -57,6 +57,9 @@ log = logging.getLogger("slinky3d.kiosk")
 
 EXIT_RESTART = 3  # status when the process cannot mend itself: systemd starts it again
 MAX_GL_RECOVERIES = 5  # GL recoveries in a row (no good frame between) before giving up
+# Recoveries in all before a fresh start: each leaves 10-20 MB with the driver (llvmpipe,
+# measured: docs/kiosk.md), which only a new process gets back.
+MAX_GL_RECOVERIES_TOTAL = 10
 MAX_FRAME_ERRORS = 300  # frames raising in a row (~5 s) before giving up
 LOG_FILE = "kiosk.log"
 LOG_BYTES = 1_000_000  # one log file's size before it rotates
@@ -119,11 +122,20 @@ class Kiosk(Viewer):
         self._cursor_shown: bool | None = None
         self._pointer: tuple[float, float] | None = None  # where the pointer was last
         self._sway_base = self.camera
+        self._quiet_hud_caption()
         self._push_kiosk_handlers()
         self._sync_cursor()
         if fullscreen:
             self.window.set_fullscreen(True)
         log.info("kiosk: playing entry %d (%s)", index + 1, playlist.entries[index].name)
+
+    def _quiet_hud_caption(self) -> None:
+        """The kiosk draws the captions (the playlist's, for the whole attract time, with
+        what to do): an overlay whose HUD has a caption of its own (the app's, a few
+        seconds after a scene opens) keeps it hidden here, not drawn twice."""
+        caption = getattr(getattr(self.overlay, "hud", None), "caption", None)
+        if caption is not None and hasattr(caption, "visible"):
+            caption.visible = lambda scene: False
 
     # -- input: above the overlay's handlers, so that the chord always gets through --
     def _kiosk_handlers(self) -> dict[str, Any]:
@@ -405,12 +417,16 @@ class Kiosk(Viewer):
             self._screen, self._screen_size = self.ctx.screen, fb
             self.overlay = Overlay(self.window, FONT_PX)
             self._overlay_cache = OverlayCache(self.ctx, self.overlay)
+            self._quiet_hud_caption()
             self.caption = Caption(self.ctx)
             # The new overlay's handlers went on top: the kiosk's go above them again.
             self.window.remove_handlers(**self._kiosk_handlers())
             self._push_kiosk_handlers()
             self._gl_broken = False
             log.info("GL objects recreated (%s)", self.ctx.info.get("GL_RENDERER", "?"))
+            if self.gl_recoveries >= MAX_GL_RECOVERIES_TOTAL:
+                self._give_up(f"{self.gl_recoveries} GL recoveries: a fresh start frees "
+                              "what they left with the driver")
         except Exception as e2:  # noqa: BLE001 - the next frame tries again
             self._gl_broken = True  # whatever the next frame raises, this is why
             log.error("recreating the GL objects failed: %s", one_line(e2))
