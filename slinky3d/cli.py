@@ -1,5 +1,5 @@
 """The `slinky3d` command line: simulate, figure, scenes, screenshot, run, replay, record
-and sweep; `slinky3d` alone opens the app on DEFAULT_SCENE.
+sweep and kiosk; `slinky3d` alone opens the app on DEFAULT_SCENE.
 
 Every user error prints one line, `slinky3d: error: ...`, and exits with status 2;
 Ctrl-C exits with 130. Heavy modules (solvers, matplotlib, OpenGL) load lazily inside
@@ -133,6 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.set_defaults(func=cmd_replay)
     _add_record(sub)
     _add_sweep(sub)
+    _add_kiosk(sub)
     return parser
 
 
@@ -156,6 +157,26 @@ def _add_sweep(sub: Any) -> None:
                          "else its name, here)")
     sw.add_argument("--quiet", action="store_true", help="no progress bar")
     sw.set_defaults(func=cmd_sweep)
+
+
+def _add_kiosk(sub: Any) -> None:
+    kiosk = sub.add_parser(
+        "kiosk", help="the app as an unattended exhibit: attract loop, hands-on play",
+        description="Full screen: an attract loop through the playlist's scenes with their "
+        "captions; a touch of the mouse or a key hands over the app's controls; back to "
+        "the loop after the idle time. Only the exit chord (default Ctrl+Alt+Shift+Q) "
+        "quits (docs/kiosk.md).")
+    kiosk.add_argument("playlist", nargs="?", help="playlist file (default: the shipped one)")
+    kiosk.add_argument("--window", metavar="WxH", help="in a window of this size instead of "
+                       "full screen (to try a playlist)")
+    kiosk.add_argument("--quality", choices=(AUTO, *QUALITY), default=AUTO,
+                       help=f"{AUTO} (default): 'software' on a CPU rasterizer, else 'gpu'")
+    kiosk.add_argument("--log-dir", type=Path, metavar="DIR",
+                       help="folder of the rotating log (default: the user's log folder)")
+    kiosk.add_argument("--print-unit", action="store_true",
+                       help="print the systemd user unit for this installation and exit")
+    _add_window_test_options(kiosk)
+    kiosk.set_defaults(func=cmd_kiosk)
 
 
 def _add_record(sub: Any) -> None:
@@ -348,6 +369,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from slinky3d.viewer import jobs
 
     return jobs.replay(args)
+
+
+def cmd_kiosk(args: argparse.Namespace) -> int:
+    from slinky3d.viewer import kiosk
+
+    return kiosk.run(args)
 
 
 def cmd_record(args: argparse.Namespace) -> int:

@@ -1,4 +1,4 @@
-"""Find the scene, shader and sweep files, installed (inside the wheel) or in a source checkout."""
+"""Find the shipped data files (scenes, shaders, sweeps, kiosk), installed or in a checkout."""
 
 from __future__ import annotations
 
@@ -8,11 +8,12 @@ from pathlib import Path
 _ROOT = Path(__file__).resolve().parent.parent
 
 
-KINDS = ("scenes", "shaders", "sweeps")
+KINDS = ("scenes", "shaders", "sweeps", "kiosk")
 
 
 def data_dir(kind: str) -> Path:
-    """Directory holding the shipped `scenes`, `shaders` or `sweeps`."""
+    """Directory holding the shipped `scenes`, `shaders`, `sweeps` or `kiosk` files (playlist,
+    systemd unit)."""
     if kind not in KINDS:
         raise ValueError(f"unknown resource kind {kind!r}")
     # A source checkout has them beside the package; a wheel has them inside it.

@@ -1,4 +1,4 @@
-"""The wheel ships the scenes, shaders and sweep specs; an installed copy finds them."""
+"""The wheel ships the scenes, shaders, sweep specs and kiosk files; installed, they are found."""
 
 import os
 import shutil
@@ -20,7 +20,7 @@ def test_wheel_ships_scenes_shaders_and_sweeps(tmp_path):
         if (ROOT / name).is_file():
             shutil.copy(ROOT / name, src / name)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for name in ("slinky3d", "scenes", "shaders", "sweeps"):
+    for name in ("slinky3d", "scenes", "shaders", "sweeps", "kiosk"):
         shutil.copytree(ROOT / name, src / name, ignore=ignore)
     r = subprocess.run([sys.executable, "-m", "pip", "wheel", str(src), "--no-deps", "-q",
                         "-w", str(tmp_path / "dist")], capture_output=True, text=True,
@@ -30,7 +30,8 @@ def test_wheel_ships_scenes_shaders_and_sweeps(tmp_path):
     assert r.returncode == 0, r.stderr
     (wheel,) = (tmp_path / "dist").glob("slinky3d-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    for kind, ext in (("scenes", "toml"), ("shaders", "glsl"), ("sweeps", "toml")):
+    for kind, ext in (("scenes", "toml"), ("shaders", "glsl"), ("sweeps", "toml"),
+                      ("kiosk", "toml"), ("kiosk", "service")):
         want = {f"slinky3d/{kind}/{p.name}" for p in (ROOT / kind).glob(f"*.{ext}")}
         assert want and want <= set(names), kind
     # Installed (here: unpacked) away from the checkout, it finds its own scenes.

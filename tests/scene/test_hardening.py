@@ -27,7 +27,6 @@ from slinky3d import cli
 from slinky3d.errors import SceneError, SlinkyError
 from slinky3d.scene import loader, slinky, validate
 from slinky3d.scene.look import CAMERA_KEYS, LOOK_KEYS
-from slinky3d.scene.world import STAIRS_KEYS, TABLE_KEYS, WORLD_KEYS
 from slinky3d.scene.slinky import (
     ANCHOR_KEYS,
     CONTACT_KEYS,
@@ -37,6 +36,7 @@ from slinky3d.scene.slinky import (
     SHAPE_KEYS,
     SLINKY_KEYS,
 )
+from slinky3d.scene.world import STAIRS_KEYS, TABLE_KEYS, WORLD_KEYS
 
 # Small Slinkies (the plastic preset, N = 75): a static shape takes milliseconds.
 HANGING = """

@@ -1,0 +1,216 @@
+"""The kiosk soaked: hours of simulated kiosk use (2 h by default) run faster than real
+time, rendering headless (pyglet on EGL; llvmpipe without a GPU). The attract loop and a
+random visitor's play (kiosk_visitor.py) alternate; every frame is drawn as in the
+kiosk, through its window, solver thread and overlay.
+
+The clock is simulated: the viewer's modules read a virtual clock that each frame moves
+on by 1/--fps s, and the solver thread is stepped in lockstep, by that much simulated
+time (times the time scale) per frame, unless paused. So 2 h of kiosk use take the time
+of their frames' drawing and stepping, not 2 h. Optionally a simulated GL context loss
+every --lose-context-every s.
+
+Printed: the peak resident memory in the warm-up (--warmup s of kiosk use: every
+scene opened, the history full) and after it, their difference, the peak RSS growth
+(target: under 5 MB), the roll-backs, solver faults, GL recoveries, frame errors,
+entries opened, visits, drops and replays. Figures go to benchmarks/results/bench_soak.json.
+
+    python benchmarks/bench_soak.py [--hours 2] [--fps 10] [--size 320x240] [--seed 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import sys
+import tempfile
+import time
+import types
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout too
+
+import report  # benchmarks/report.py, beside this file
+from bench_kiosk import rss_mb
+from kiosk_visitor import Visitor
+
+# The modules whose `time.perf_counter` is the kiosk's clock.
+SAMPLE_S = 10.0  # s of kiosk use between two readings of the resident memory
+CLOCKED = ("slinky3d.viewer.window", "slinky3d.viewer.instant_replay",
+           "slinky3d.viewer.overlay_view", "slinky3d.viewer.overlay", "slinky3d.viewer.kiosk")
+
+
+class Clock:
+    """The virtual wall clock, starting at 0."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def shim(self) -> types.SimpleNamespace:
+        """A stand-in for the `time` module whose perf_counter reads this clock."""
+        names = {n: getattr(time, n) for n in dir(time) if not n.startswith("_")}
+        return types.SimpleNamespace(**{**names, "perf_counter": lambda: self.now})
+
+
+def lockstep_source(scene) -> Any:
+    """The kiosk's solver thread, stepped by `advance(dt)` instead of the wall clock:
+    pausing and the time scale are kept here; the thread takes Step(n) commands."""
+    from slinky3d.runtime import commands as c
+    from slinky3d.runtime.commands import SCALE_MAX, SCALE_MIN
+    from slinky3d.viewer.kiosk import KioskThread
+
+    class Lockstep(KioskThread):
+        def __init__(self, sc):
+            super().__init__(sc, realtime=False)
+            self.v_paused, self.v_scale, self.owed = False, 1.0, 0.0
+
+        @property
+        def paused(self) -> bool:
+            return self.v_paused
+
+        def send(self, cmd) -> None:
+            if isinstance(cmd, c.Pause | c.Resume | c.TogglePause):
+                self.v_paused = {c.Pause: True, c.Resume: False}.get(type(cmd),
+                                                                    not self.v_paused)
+            elif isinstance(cmd, c.TimeScale):
+                self.v_scale = min(max(float(cmd.scale), SCALE_MIN), SCALE_MAX)
+            else:
+                if isinstance(cmd, c.Step):
+                    self.v_paused = True
+                super().send(cmd)
+
+        def advance(self, dt: float) -> None:
+            if not self.v_paused:
+                self.owed += dt * self.v_scale / self.sim.h
+                n = int(self.owed)
+                self.owed -= n
+                if n:
+                    super().send(c.Step(n))
+            self.drain()
+
+    return Lockstep(scene)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--hours", type=float, default=2.0, help="kiosk use to simulate, h")
+    ap.add_argument("--fps", type=float, default=10.0, help="frames per simulated second")
+    ap.add_argument("--size", default="320x240")
+    ap.add_argument("--playlist", help="playlist file (default: the shipped one)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--warmup", type=float, default=900.0, metavar="S",
+                    help="s of kiosk use before the memory baseline (default 900)")
+    ap.add_argument("--lose-context-every", type=float, default=0.0, metavar="S",
+                    help="simulate a GL context loss every S s of kiosk use (0: never)")
+    ap.add_argument("--no-write", action="store_true", help="print only")
+    ap.add_argument("--verbose", action="store_true", help="print each minute's RSS")
+    args = ap.parse_args()
+
+    import pyglet
+
+    pyglet.options["headless"] = True
+    from slinky3d.viewer import kiosk as kiosk_module
+    from slinky3d.viewer.jobs import parse_size
+    from slinky3d.viewer.kiosk import Kiosk, setup_logging
+    from slinky3d.viewer.kiosk_playlist import load_playlist
+    from slinky3d.viewer.kiosk_state import first_valid
+
+    clock = Clock()
+    shim = clock.shim()
+    for name in CLOCKED:
+        sys.modules[name].time = shim  # type: ignore[attr-defined]
+    size = parse_size(args.size)
+    log_path = setup_logging(Path(tempfile.gettempdir()) / "slinky3d-bench-soak")
+    playlist = load_playlist(args.playlist)
+    first = first_valid(playlist, 0)
+    assert first is not None, "no scene of the playlist loads"
+    source = lockstep_source(first[1])
+    k = Kiosk(playlist, first, size, fullscreen=False, source=source)
+    # The scenes the kiosk opens run in this same thread (Load replaces its simulation).
+    assert isinstance(k.source, kiosk_module.KioskThread)
+    k.window._enable_event_queue = False
+    k._started = 0.0
+    k.source.start()
+    visitor = Visitor(k, np.random.default_rng(args.seed))
+    visitor.next_change = 60.0  # the attract loop first
+    dt = 1.0 / args.fps
+    total = 3600.0 * args.hours
+    warm = min(args.warmup, 0.25 * total)
+    samples: list[tuple[float, float]] = []  # (s of use, RSS MB) every SAMPLE_S
+    losses = 0
+    next_loss = args.lose_context_every or float("inf")
+    wall0 = time.perf_counter()
+    frames = 0
+    every = max(1, round(SAMPLE_S * args.fps))
+    while clock.now < total and k.window.context is not None:
+        clock.now += dt
+        visitor.step(clock.now)
+        source.advance(dt)
+        k.window.dispatch_event("on_draw")
+        frames += 1
+        if clock.now >= next_loss:
+            next_loss += args.lose_context_every
+            losses += 1
+            k.simulate_context_loss()
+        if frames % every == 0:
+            samples.append((clock.now, rss_mb()[0]))
+            if frames % round(1800 * args.fps) == 0:
+                print(f"  {clock.now / 60:5.0f} min of kiosk use in "
+                      f"{time.perf_counter() - wall0:6.0f} s: RSS {samples[-1][1]:.1f} MB",
+                      flush=True)
+    wall = time.perf_counter() - wall0
+    ended = clock.now >= total - dt / 2  # not closed before the end
+    k.quit()
+    gc.collect()
+    end, peak = rss_mb()
+    a = k.attendant
+    # The baseline: the peak of the warm-up's last two thirds (every scene opened, the
+    # history ring full of the largest Slinky's snapshots: its size swings by ~10 MB
+    # with the scene). The growth: the peak after it, less the baseline.
+    warm_rss = [r for t, r in samples if warm / 3 <= t <= warm]
+    after = [(t, r) for t, r in samples if t > warm]
+    if not warm_rss or not after:
+        print("bench_soak: the kiosk stopped before the warm-up ended", file=sys.stderr)
+        return 1
+    base = max(warm_rss)
+    top = max(r for _, r in after)
+    minutes: dict[int, float] = {}
+    for t, r in after:  # each minute's peak, for the trend
+        minutes[int(t // 60)] = max(r, minutes.get(int(t // 60), 0.0))
+    ms = sorted(minutes)
+    slope = float(np.polyfit(np.asarray(ms) / 60, [minutes[m] for m in ms], 1)[0]) \
+        if len(ms) > 2 else 0.0
+    figures = {
+        "hours": clock.now / 3600, "fps": args.fps, "size": list(size), "frames": frames,
+        "wall_s": wall, "warmup_s": warm, "rss_warmup_peak_mb": base,
+        "rss_peak_after_warmup_mb": top, "rss_growth_mb": top - base, "rss_end_mb": end,
+        "rss_process_peak_mb": peak, "rss_minute_peak_slope_mb_per_h": slope,
+        "visits": visitor.visits, "gestures": visitor.gestures,
+        "entries_opened": k.entries_opened, "skipped": k.skipped, "drops": a.drops,
+        "replays": a.replays, "rollbacks": k.rollbacks, "solver_faults": k.solver_faults,
+        "context_losses": losses, "gl_recoveries": k.gl_recoveries,
+        "frame_errors": k.frame_errors, "exit_code": k.exit_code,
+        "command_log": len(k.source.log),
+        "rss_minute_peaks": [[m, round(minutes[m], 1)] for m in ms[::5]],
+    }
+    print(f"soak: {figures['hours']:.2f} h of kiosk use ({frames} frames at {args.fps:g} "
+          f"per s, {size[0]}x{size[1]}) in {wall:.0f} s")
+    print(f"  memory: peak {base:.1f} MB in the {warm / 60:.0f} min warm-up, {top:.1f} MB "
+          f"after it: peak RSS growth {top - base:+.1f} MB (minute peaks' trend "
+          f"{slope:+.2f} MB/h); {end:.1f} MB at the end")
+    print(f"  {k.rollbacks} roll-backs, {k.solver_faults} solver faults, {losses} context "
+          f"losses -> {k.gl_recoveries} GL recoveries, {k.frame_errors} frame errors")
+    print(f"  {visitor.visits} visits ({visitor.gestures} gestures), {k.entries_opened} "
+          f"entries opened ({k.skipped} skipped), {a.drops} drops, {a.replays} replays; "
+          f"log {log_path}")
+    if args.verbose:
+        print("  (min, peak RSS MB):", " ".join(f"{m}:{minutes[m]:.1f}" for m in ms))
+    if not args.no_write:
+        report.write("bench_soak", figures)
+    return 0 if ended and k.exit_code == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,151 @@
+"""The kiosk's caption: the scene's title and its paragraph at the bottom of the screen
+in the attract loop, a line of what to do in play. Drawn with Pillow into a box of
+pixels once per change (text, window size), laid over each frame through the cached
+overlay's program (shaders/overlay.glsl: premultiplied pixels, only inside the box).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import moderngl
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from slinky3d.viewer.gl.programs import program
+
+TITLE_FRACTION = 1 / 22  # title height, of the window's height
+TEXT_FRACTION = 1 / 36  # caption and hint height
+WIDTH_FRACTION = 0.8  # the box's width at most, of the window's
+MARGIN_FRACTION = 0.04  # from the bottom edge, of the window's height
+BOX_RGBA = (10, 12, 18, 170)
+TITLE_RGB = (255, 214, 120)
+TEXT_RGB = (240, 240, 240)
+MAX_LINES = 6  # of the caption's paragraph; more is cut with an ellipsis
+
+
+def _font(px: int) -> Any:
+    from slinky3d.viewer.overlay import _font_path  # the overlay's font: one look
+
+    path = _font_path()
+    try:
+        if path:
+            return ImageFont.truetype(path, px)
+        return ImageFont.load_default(px)
+    except OSError:
+        return ImageFont.load_default()
+
+
+def wrap(text: str, font: Any, width: float) -> list[str]:
+    """Words into lines no wider than `width` pixels (a longer word gets its own line)."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        trial = f"{line} {word}" if line else word
+        if line and font.getlength(trial) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = trial
+    if line:
+        lines.append(line)
+    return lines
+
+
+def render(title: str, text: str, hint: str, size: tuple[int, int]
+           ) -> tuple[np.ndarray, tuple[int, int]] | None:
+    """The caption's box as premultiplied RGBA rows, bottom row first (GL's order), and
+    the window pixel of its lower left corner; None when there is nothing to show."""
+    w, h = size
+    title_font, text_font = _font(max(8, round(h * TITLE_FRACTION))), \
+        _font(max(8, round(h * TEXT_FRACTION)))
+    pad = round(0.6 * h * TEXT_FRACTION)
+    inner = WIDTH_FRACTION * w - 2 * pad
+    rows: list[tuple[str, Any, tuple[int, int, int]]] = []
+    if title:
+        rows += [(s, title_font, TITLE_RGB) for s in wrap(title, title_font, inner)[:2]]
+    body = wrap(text, text_font, inner)
+    if len(body) > MAX_LINES:
+        body = body[:MAX_LINES - 1] + [body[MAX_LINES - 1] + " \u2026"]
+    rows += [(s, text_font, TEXT_RGB) for s in body]
+    if hint:
+        rows += [(s, text_font, TITLE_RGB) for s in wrap(hint, text_font, inner)]
+    if not rows:
+        return None
+    heights = [round(1.25 * f.size) for _, f, _ in rows]
+    bw = round(min(WIDTH_FRACTION * w, max(f.getlength(s) for s, f, _ in rows) + 2 * pad))
+    bh = sum(heights) + 2 * pad
+    bw, bh = min(bw, w), min(bh, h)
+    img = Image.new("RGBA", (bw, bh), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(img)
+    draw.rounded_rectangle((0, 0, bw - 1, bh - 1), radius=pad, fill=BOX_RGBA)
+    y = pad
+    for (s, f, rgb), dy in zip(rows, heights, strict=True):
+        draw.text((pad, y), s, font=f, fill=(*rgb, 255))
+        y += dy
+    a = np.asarray(img, np.float32)
+    a[..., :3] *= a[..., 3:] / 255.0  # premultiplied, as the overlay's blend wants
+    pixels = np.ascontiguousarray(a[::-1].round().astype(np.uint8))
+    x0 = (w - bw) // 2
+    y0 = max(0, round(MARGIN_FRACTION * h))
+    return pixels, (x0, y0)
+
+
+class Caption:
+    """The caption's GL objects: a window-sized texture holding the box's pixels at
+    their place (the program fetches texels at the fragment's own pixel)."""
+
+    def __init__(self, ctx: moderngl.Context):
+        self.ctx = ctx
+        self.prog = program(ctx, "overlay.glsl")
+        self.tex: moderngl.Texture | None = None
+        self.buffer = ctx.buffer(reserve=12 * 4)
+        self.vao = ctx.vertex_array(self.prog, [(self.buffer, "2f", "in_pos")])
+        self._key: tuple | None = None
+        self.shown = False
+        self.builds = 0
+
+    def draw(self, screen: moderngl.Framebuffer, size: tuple[int, int], title: str,
+             text: str, hint: str) -> None:
+        """Lay the caption over `screen` (the window's framebuffer, `size` pixels)."""
+        key = (title, text, hint, size)
+        if key != self._key:
+            self._build(title, text, hint, size)
+            self._key = key
+        if not self.shown or self.tex is None:
+            return
+        ctx = self.ctx
+        screen.use()
+        ctx.viewport = (0, 0, *size)
+        ctx.disable(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
+        ctx.enable(moderngl.BLEND)
+        ctx.blend_func = moderngl.ONE, moderngl.ONE_MINUS_SRC_ALPHA
+        self.prog["overlay"].value = 0
+        self.tex.use(0)
+        self.vao.render(moderngl.TRIANGLES, vertices=6)
+        ctx.disable(moderngl.BLEND)
+        ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA  # GL's default
+
+    def _build(self, title: str, text: str, hint: str, size: tuple[int, int]) -> None:
+        self.builds += 1
+        made = render(title, text, hint, size)
+        self.shown = made is not None
+        if made is None:
+            return
+        pixels, (x0, y0) = made
+        if self.tex is None or self.tex.size != size:
+            if self.tex is not None:
+                self.tex.release()
+            self.tex = self.ctx.texture(size, 4)
+        bh, bw = pixels.shape[:2]
+        self.tex.write(pixels.tobytes(), viewport=(x0, y0, bw, bh))
+        w, h = size
+        a, b = 2 * x0 / w - 1, 2 * y0 / h - 1
+        c, d = 2 * (x0 + bw) / w - 1, 2 * (y0 + bh) / h - 1
+        self.buffer.write(np.array([a, b, c, b, a, d, a, d, c, b, c, d], "f4").tobytes())
+
+    def release(self) -> None:
+        for o in (self.vao, self.buffer, self.tex):
+            if o is not None:
+                o.release()
+        self.tex = None
