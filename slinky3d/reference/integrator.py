@@ -77,6 +77,7 @@ class ReferenceSolver:
         self.s = RefState(np.array(spec.q0, float), np.zeros(n + BASE),
                           locked=np.zeros(n + BASE, bool))
         self.impacts = 0
+        self._opened: tuple[float, int] | None = None  # (t, joint) opened by tension
         self.nfev = 0
         if not spec.anchor.held_at(0.0):
             self._free_anchor()
@@ -207,6 +208,10 @@ class ReferenceSolver:
         s, p, j0 = self.s, self.p, self._j0()
         cand = s.locked.copy()
         cand[j0:] |= (s.q[j0:] <= p.theta_min + TOUCHING) & (np.abs(s.qd[j0:]) <= REST_V)
+        if self._opened is not None and self._opened[0] == s.t:
+            # a joint whose force fell to zero just now stays open: the LCP's force and
+            # the tension event's, both ~0, may disagree in sign and loop without end
+            cand[self._opened[1]] = False
         if not cand.any():
             s.locked[:] = False
             return
@@ -274,6 +279,7 @@ class ReferenceSolver:
                 else:
                     j = self._tension_joint()
                     s.locked[j] = False
+                    self._opened = (s.t, j)
 
     def _tension_joint(self) -> int:
         _, lam = self.accel(self.s.t, self.s.q, self.s.qd, self.s.locked)
