@@ -184,7 +184,7 @@ def test_a_bad_spec_is_one_line(capsys, tmp_path, edit, message):
 
 def test_a_bad_base_scene_is_a_bad_spec(capsys, tmp_path):
     spec = write(tmp_path, SPEC.replace(f"duration = {DURATION}", 'set = ["slinky.C_D=-1"]'))
-    assert "slinky.C_D: must be >= 0" in fails(capsys, "sweep", str(spec), "--quiet")
+    assert "slinky.C_D: must be in [0, 1000]" in fails(capsys, "sweep", str(spec), "--quiet")
 
 
 def test_missing_spec_and_option_clash(capsys, tmp_path):
