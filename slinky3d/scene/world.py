@@ -114,7 +114,7 @@ class World:
 def distance(world: World, points: np.ndarray) -> np.ndarray:
     """Signed distance (m) from each point (M, 2) to the world's solid: > 0 outside.
     Exact outside; inside, the depth to the nearest face. The solver's compiled
-    version (dynamics/world_contact.py) is tested against this one."""
+    version (dynamics/world_geometry.py) is tested against this one."""
     x, y = points[:, 0], points[:, 1]
     d = np.full(len(points), np.inf) if world.floor is None else y - world.floor
     for x0, x1, top in world.blocks():

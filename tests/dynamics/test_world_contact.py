@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from slinky3d.dynamics.world_contact import point_distance
+from slinky3d.dynamics.world_geometry import point_distance
 from slinky3d.model import chain
 from slinky3d.model.params import preset
 from slinky3d.runtime.simulation import Simulation
@@ -18,7 +18,8 @@ THETA_MIN = preset("plastic").theta_min
 UPRIGHT = math.pi - THETA_MIN  # orientation of a collapsed stack standing on its end bar
 
 
-def standing(tilt=0.0, mu=0.5, mu_static=None, height=0.0, anchor="free", extra=""):
+def standing(tilt=0.0, mu=0.5, mu_static=None, height=0.0, anchor="free", extra="", x=0.0,
+             floor="floor = 0.0"):
     """The collapsed plastic Slinky standing on the floor (y = 0) on its first bar,
     tilted by `tilt` rad about its anchored end, `height` above the floor."""
     mu_static = mu if mu_static is None else mu_static
@@ -27,7 +28,7 @@ def standing(tilt=0.0, mu=0.5, mu_static=None, height=0.0, anchor="free", extra=
 preset = "plastic"
 C_D = 2e-3
 [slinky.anchor]
-position = [0.0, {height}]
+position = [{x}, {height}]
 orientation = {UPRIGHT + tilt}
 condition = "{anchor}"
 [slinky.far]
@@ -36,7 +37,7 @@ condition = "free"
 kind = "angles"
 theta = {THETA_MIN}
 [world]
-floor = 0.0
+{floor}
 mu = {mu}
 mu_static = {mu_static}
 {extra}
@@ -191,22 +192,7 @@ depth = 0.12
 count = 2
 landing = 0.3
 """
-    scene = loads(f"""
-[slinky]
-preset = "plastic"
-C_D = 2e-3
-[slinky.anchor]
-position = [0.4, -0.15]
-orientation = {UPRIGHT}
-condition = "free"
-[slinky.far]
-condition = "free"
-[slinky.shape]
-kind = "angles"
-theta = {THETA_MIN}
-[world]
-mu = 0.5
-{stairs}""")
+    scene = standing(x=0.4, height=-0.15, floor="", extra=stairs)
     assert scene.world.floor == pytest.approx(-0.15)
     sim = Simulation(scene)
     s = sim.slinkies[0]
