@@ -24,7 +24,7 @@ CRF = 23  # x264's default quality: visually clean at a modest size
 # size. "veryfast" encodes about 2.5x faster than the default "medium" at a similar
 # size for these clips (smooth shading, a still background), and its 10-frame
 # lookahead keeps the encoder's memory small: on a 2-core machine the encoder shares
-# the CPU with the software rasterizer (docs/recording.md, "Figures").
+# the CPU with the software rasterizer (docs/benchmarks.md, "Filming").
 PRESET = "veryfast"
 MAX_FPS = 240  # frames per second of a film; a player shows no more
 
