@@ -5,10 +5,15 @@ process so that its peak memory is its own: frames per second of wall time, how
 fast against real time (seconds of film per wall second), the share of the time the
 encoder takes, the peak resident memory (RSS), the resident memory's growth over the
 second half of the clip, and the peak of Python's own allocations (tracemalloc: numpy
-frames included, the GL driver's buffers not). A clip twice as long shows whether
-memory grows with the clip's length (it must not: frames are streamed).
+frames included, the GL driver's buffers not). Each size is filmed at every length of
+--lengths; the peak RSS at the shortest and the longest shows whether memory grows
+with the clip's length (it must not: frames are streamed).
 
-    python benchmarks/bench_record.py [--seconds 2] [--quality auto]
+    python benchmarks/bench_record.py [--lengths 2 4] [--sizes 1280x720@30 1920x1080@60]
+                                      [--quality auto] [--results DIR]
+
+e.g. `--lengths 2 10` for a longer comparison; `--sizes 160x96@10 --lengths 0.5 1
+--results /tmp/r` for a smoke run that leaves the committed figures alone.
 """
 
 from __future__ import annotations
@@ -31,8 +36,8 @@ import report  # benchmarks/report.py, beside this file
 
 SCENE = "drop-plastic"
 SLOWMO = 4.0
-CASES = [  # (width, height, fps, clip seconds as a multiple of --seconds)
-    (1280, 720, 30, 1), (1280, 720, 30, 2), (1920, 1080, 60, 1), (1920, 1080, 60, 2)]
+SIZES = ["1280x720@30", "1920x1080@60"]  # WxH@FPS: the target's and the one reported
+LENGTHS = [2.0, 4.0]  # seconds of film
 
 
 def rss_mib() -> float:
@@ -97,32 +102,74 @@ def one(w: int, h: int, fps: int, seconds: float, quality: str) -> dict[str, Any
     }
 
 
+def size_at_fps(text: str) -> tuple[int, int, int]:
+    """"WxH@FPS" as (w, h, fps)."""
+    try:
+        size, fps = text.split("@")
+        w, h = size.lower().split("x")
+        return int(w), int(h), int(fps)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected WxH@FPS, e.g. 1280x720@30, got {text!r}") from None
+
+
+def memory_growth(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """One size's peak RSS at its shortest and longest clip, and the difference."""
+    short, long = rows[0], rows[-1]
+    growth = long["peak_rss_mib"] - short["peak_rss_mib"]
+    return {"size": short["size"], "fps": short["fps"],
+            "short_clip_s": short["clip_s"], "short_peak_rss_mib": short["peak_rss_mib"],
+            "long_clip_s": long["clip_s"], "long_peak_rss_mib": long["peak_rss_mib"],
+            "growth_mib": round(growth, 1),
+            "growth_percent": round(100 * growth / short["peak_rss_mib"], 1)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--seconds", type=float, default=2.0, help="clip length of the short "
-                    "cases, s of film (the long ones are twice as long)")
+    ap.add_argument("--lengths", nargs="+", type=float, default=LENGTHS, metavar="S",
+                    help="clip lengths, seconds of film, each size filmed at each "
+                    f"(default {' '.join(f'{x:g}' for x in LENGTHS)})")
+    ap.add_argument("--sizes", nargs="+", type=size_at_fps, default=None,
+                    metavar="WxH@FPS", help=f"(default {' '.join(SIZES)})")
     ap.add_argument("--quality", default="auto")
+    ap.add_argument("--results", type=Path, default=None,
+                    help="folder of the JSON (default benchmarks/results)")
     ap.add_argument("--one", nargs=4, type=float, help=argparse.SUPPRESS)  # a child
     args = ap.parse_args()
     if args.one:
         w, h, fps, seconds = args.one
         print(json.dumps(one(int(w), int(h), int(fps), seconds, args.quality)))
         return
-    rows = []
-    for w, h, fps, mult in CASES:
-        seconds = args.seconds * mult
-        res = subprocess.run([sys.executable, __file__, "--quality", args.quality, "--one",
-                              str(w), str(h), str(fps), str(seconds)],
-                             capture_output=True, text=True, check=True)
-        row = json.loads(res.stdout.strip().splitlines()[-1])
-        rows.append(row)
-        print(f"{row['size']:>9} {row['fps']:3d} fps, {row['clip_s']:5.1f} s of film: "
-              f"{row['frames_per_s']:6.2f} frames/s = {row['x_real_time']:5.2f}x real time "
-              f"(encoder {100 * row['encode_share']:.0f} %), peak RSS "
-              f"{row['peak_rss_mib']:.0f} MiB, growth {row['rss_growth_mib']:+.1f} MiB, "
-              f"python peak {row['python_peak_mib']:.1f} MiB", flush=True)
+    lengths = sorted(args.lengths)
+    if len(lengths) < 2 or lengths[0] <= 0:
+        ap.error("--lengths: give at least two positive clip lengths, to compare memory")
+    sizes = args.sizes or [size_at_fps(x) for x in SIZES]
+    rows, memory = [], []
+    for w, h, fps in sizes:
+        mine = []
+        for seconds in lengths:
+            res = subprocess.run([sys.executable, __file__, "--quality", args.quality,
+                                  "--one", str(w), str(h), str(fps), str(seconds)],
+                                 capture_output=True, text=True, check=True)
+            row = json.loads(res.stdout.strip().splitlines()[-1])
+            mine.append(row)
+            print(f"{row['size']:>9} {row['fps']:3d} fps, {row['clip_s']:5.1f} s of film: "
+                  f"{row['frames_per_s']:6.2f} frames/s = {row['x_real_time']:5.2f}x real "
+                  f"time (encoder {100 * row['encode_share']:.0f} %), peak RSS "
+                  f"{row['peak_rss_mib']:.0f} MiB (growth over the clip's 2nd half "
+                  f"{row['rss_growth_mib']:+.1f} MiB), python peak "
+                  f"{row['python_peak_mib']:.1f} MiB", flush=True)
+        m = memory_growth(mine)
+        print(f"{m['size']:>9} {m['fps']:3d} fps, memory against the clip's length: peak "
+              f"RSS {m['short_peak_rss_mib']:.1f} MiB at {m['short_clip_s']:g} s of film, "
+              f"{m['long_peak_rss_mib']:.1f} MiB at {m['long_clip_s']:g} s: growth "
+              f"{m['growth_mib']:+.1f} MiB ({m['growth_percent']:+.1f} %) for "
+              f"{m['long_clip_s'] / m['short_clip_s']:.3g}x the film", flush=True)
+        rows += mine
+        memory.append(m)
     print(f"renderer: {rows[0]['renderer']}")
-    report.write("bench_record", {"scene": SCENE, "slowmo": SLOWMO, "cases": rows})
+    report.write("bench_record", {"scene": SCENE, "slowmo": SLOWMO, "cases": rows,
+                                  "memory_against_length": memory}, args.results)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from slinky3d.errors import SlinkyError
+from slinky3d.errors import SlinkyError, one_line
 
 MP4, GIF = ".mp4", ".gif"
 EXTENSIONS = (MP4, GIF)
@@ -24,7 +24,7 @@ CRF = 23  # x264's default quality: visually clean at a modest size
 # size. "veryfast" encodes about 2.5x faster than the default "medium" at a similar
 # size for these clips (smooth shading, a still background), and its 10-frame
 # lookahead keeps the encoder's memory small: on a 2-core machine the encoder shares
-# the CPU with the software rasterizer (docs/recording.md, "Figures").
+# the CPU with the software rasterizer (docs/benchmarks.md, "Filming").
 PRESET = "veryfast"
 MAX_FPS = 240  # frames per second of a film; a player shows no more
 
@@ -34,48 +34,80 @@ class FrameSink(Protocol):
     def close(self) -> None: ...
 
 
-def check_out(path: Path, size: tuple[int, int]) -> None:
-    """A one-line SlinkyError unless `path` is a film this module writes, in a writable
-    folder, at a size its format takes."""
+def check_out(path: Path, size: tuple[int, int], option: str = "--out") -> None:
+    """A one-line SlinkyError unless `path` is a film this module writes, that can be
+    opened for writing now, at a size its format takes."""
     ext = path.suffix.lower()
     if ext not in EXTENSIONS:
-        raise SlinkyError(f"--out: unknown film extension {path.suffix or '(none)'!r} of "
+        raise SlinkyError(f"{option}: unknown film extension {path.suffix or '(none)'!r} of "
                           f"{path} (known: {', '.join(EXTENSIONS)})")
-    check_folder(path.parent, "--out", create=False)
+    check_folder(path.parent, option, create=False)
     w, h = size
     if ext == MP4 and (w % 2 or h % 2):
         # Refused rather than rounded: the file then has the size asked for, or none.
         raise SlinkyError(f"--size: an MP4 (yuv420p) needs an even width and height, got "
                           f"{w}x{h}; try {w + w % 2}x{h + h % 2}")
+    check_writable(path, option)
 
 
 def check_folder(folder: Path, option: str, create: bool) -> None:
-    """A one-line SlinkyError unless `folder` exists (or, with `create`, can be made) and
-    is writable."""
+    """A one-line SlinkyError unless `folder` exists (or, with `create`, can be made).
+    Whether a file can be written in it is `check_writable`'s question."""
     folder = folder if str(folder) else Path(".")
     if create and not folder.exists():
         try:
             folder.mkdir(parents=True)
         except OSError as e:
-            raise SlinkyError(f"{option}: cannot create {folder}: {e.strerror or e}") from None
+            raise SlinkyError(f"{option}: cannot create {folder}: {_why(e)}") from None
+    if folder.exists() and not folder.is_dir():
+        raise SlinkyError(f"{option}: {folder} is a file, not a folder")
     if not folder.is_dir():
         raise SlinkyError(f"{option}: folder {folder} does not exist")
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise SlinkyError(f"{option}: folder {folder} is not writable")
+
+
+def check_writable(path: Path, option: str) -> None:
+    """A one-line SlinkyError unless `path` can be opened for writing now. Tried, not
+    guessed: os.access says yes to root everywhere, even on a read-only file system, and
+    PyAV opens the file only at its first packet, after the simulation has run. A file
+    this creates is removed again; an existing one is left as it was (not truncated)."""
+    flags = os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC  # O_NONBLOCK: a FIFO cannot hang it
+    created = True
+    try:
+        try:
+            fd = os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            created = False
+            fd = os.open(path, flags)
+    except OSError as e:
+        raise SlinkyError(f"{option}: cannot write {path}: {_why(e)}") from None
+    os.close(fd)
+    if created:
+        path.unlink()
+
+
+def _why(e: Exception) -> str:
+    """An OS or FFmpeg error's reason, in one line."""
+    if isinstance(e, IsADirectoryError):
+        return "it is a folder"
+    if isinstance(e, NotADirectoryError):
+        return "a folder on its path is a file"
+    return one_line(str(getattr(e, "strerror", None) or e))
 
 
 class VideoWriter:
-    """An MP4 (H.264) or GIF file written frame by frame: `write((h, w, 3) uint8)`."""
+    """An MP4 (H.264) or GIF file written frame by frame: `write((h, w, 3) uint8)`.
+    An OS or FFmpeg error while writing or closing (a full disk, a path that went
+    away) is a one-line SlinkyError naming `option` and the file."""
 
-    def __init__(self, path: Path, size: tuple[int, int], fps: int):
+    def __init__(self, path: Path, size: tuple[int, int], fps: int, option: str = "--out"):
         import av
 
-        self.path = path
+        self.path, self.option = path, option
         w, h = size
         try:
             self._box: Any = av.open(str(path), mode="w")
-        except OSError as e:
-            raise SlinkyError(f"--out: cannot write {path}: {e.strerror or e}") from None
+        except _write_errors() as e:
+            raise self._error(e) from None
         self._palette: Any = None  # the clip's palette (a Pillow image), from frame 0
         self._pal8 = np.zeros((256, 4), np.uint8)  # the same, as PyAV's pal8 takes it
         self.gif = path.suffix.lower() == GIF
@@ -98,8 +130,37 @@ class VideoWriter:
                                             format="pal8")
         else:
             vf = av.VideoFrame.from_ndarray(np.ascontiguousarray(frame), format="rgb24")
-        for packet in self._stream.encode(vf):
-            self._box.mux(packet)
+        try:
+            for packet in self._stream.encode(vf):
+                self._box.mux(packet)  # PyAV opens the file at the first packet
+        except _write_errors() as e:
+            self._give_up()
+            raise self._error(e) from None
+
+    def close(self) -> None:
+        if self._box is None:  # closed already, or given up after an error
+            return
+        try:
+            for packet in self._stream.encode():  # flush the encoder's delayed frames
+                self._box.mux(packet)
+            box, self._box = self._box, None
+            box.close()
+        except _write_errors() as e:
+            self._give_up()
+            raise self._error(e) from None
+
+    def _give_up(self) -> None:
+        """After an error: the container closed without a word (its own error would hide
+        the first), and `close` then does nothing."""
+        box, self._box = self._box, None
+        if box is not None:
+            try:
+                box.close()
+            except _write_errors():
+                pass
+
+    def _error(self, e: Exception) -> SlinkyError:
+        return SlinkyError(f"{self.option}: cannot write {self.path}: {_why(e)}")
 
     def _paletted(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The frame as palette indices. One palette for the whole clip, from its first
@@ -118,10 +179,13 @@ class VideoWriter:
         index = img.quantize(palette=self._palette, dither=Image.Dither.NONE)
         return np.asarray(index), self._pal8
 
-    def close(self) -> None:
-        for packet in self._stream.encode():  # flush the encoder's delayed frames
-            self._box.mux(packet)
-        self._box.close()
+
+def _write_errors() -> tuple[type[Exception], ...]:
+    """What PyAV raises when a file cannot be opened or written: OSError (its file
+    errors derive from it too) and FFmpeg's other errors."""
+    import av
+
+    return (OSError, av.error.FFmpegError)
 
 
 def _pal8_columns() -> list[int]:
@@ -137,6 +201,11 @@ def _pal8_columns() -> list[int]:
     return [int(np.flatnonzero(rgba == j)[0]) for j in range(4)]
 
 
+def png_path(folder: Path, k: int) -> Path:
+    """Frame k of a PNG sequence."""
+    return folder / f"frame_{k:05d}.png"
+
+
 class PngSequence:
     """Frames as DIR/frame_00000.png, DIR/frame_00001.png, ..."""
 
@@ -147,11 +216,11 @@ class PngSequence:
     def write(self, frame: np.ndarray) -> None:
         from PIL import Image
 
-        path = self.folder / f"frame_{self.count:05d}.png"
+        path = png_path(self.folder, self.count)
         try:
             Image.fromarray(frame).save(path)
         except OSError as e:
-            raise SlinkyError(f"--frames: cannot write {path}: {e.strerror or e}") from None
+            raise SlinkyError(f"--frames: cannot write {path}: {_why(e)}") from None
         self.count += 1
 
     def close(self) -> None:

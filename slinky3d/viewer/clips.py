@@ -91,7 +91,7 @@ class Clips:
 
     def close_clips(self) -> None:
         """On quit: a clip still being made is cancelled (its process would not outlive
-        the app: a half-written file is removed by nobody, so say so in the docs)."""
+        the app), and its half-written file removed."""
         if self.film is not None:
             self.film.cancel()
             self.film = None

@@ -19,8 +19,16 @@ from typing import Any
 
 import numpy as np
 
-from slinky3d.errors import SlinkyError
-from slinky3d.output.video import FrameSink, PngSequence, VideoWriter, check_folder, check_out
+from slinky3d.errors import SlinkyError, one_line
+from slinky3d.output.video import (
+    FrameSink,
+    PngSequence,
+    VideoWriter,
+    check_folder,
+    check_out,
+    check_writable,
+    png_path,
+)
 from slinky3d.runtime.simulation import Simulation, grid_step
 from slinky3d.runtime.snapshot import Snapshot
 from slinky3d.scene.look import CameraHint, Look, merge_camera
@@ -226,6 +234,15 @@ def clip_path(scene: Scene, folder: Path | None = None) -> Path:
     return folder / f"{stem}-{time.strftime('%Y%m%d-%H%M%S')}.mp4"
 
 
+def _remove(path: Path) -> None:
+    """A half-written clip removed, if it is there and can be (the error said already
+    why the clip failed)."""
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
 def _film_in_child(text: str, out: str, shot: Shot, start: float, duration: float | None,
                    done: Any, total: Any, result: Any) -> None:
     """The body of BackgroundFilm's process: the session from its JSON, filmed to `out`."""
@@ -241,18 +258,23 @@ def _film_in_child(text: str, out: str, shot: Shot, start: float, duration: floa
     def on_frame(k: int, n: int) -> None:
         total.value, done.value = n, k
 
+    path = Path(out)
+    existed = path.exists()
     try:
         session = session_from_json(text, "the app's session")
-        path = Path(out)
         check_folder(path.parent, "clip", create=True)
-        check_out(path, shot.size)
-        film_session(session, duration, shot, lambda: [VideoWriter(path, shot.size, shot.fps)],
+        check_out(path, shot.size, "clip")
+        film_session(session, duration, shot,
+                     lambda: [VideoWriter(path, shot.size, shot.fps, "clip")],
                      start=start, on_frame=on_frame)
         result.put(("done", out))
+        return
     except SlinkyError as e:
-        result.put(("error", str(e)))
+        result.put(("error", one_line(str(e))))
     except Exception as e:  # noqa: BLE001 - reported to the app as one line, not raised
-        result.put(("error", f"{type(e).__name__}: {e}"))
+        result.put(("error", one_line(f"{type(e).__name__}: {e}")))
+    if not existed:  # a failed clip leaves no half-written file behind
+        _remove(path)
 
 
 class BackgroundFilm:
@@ -274,6 +296,7 @@ class BackgroundFilm:
 
         mp = multiprocessing.get_context("spawn")
         self.path = out
+        self._existed = out.exists()
         self.error: str | None = None
         self.finished = False
         self._done, self._total = mp.Value("i", 0), mp.Value("i", 0)
@@ -313,11 +336,26 @@ class BackgroundFilm:
         return f"clip failed: {self.error}" if self.error else f"clip saved: {self.path}"
 
     def cancel(self) -> None:
+        """Stops a clip still being made and removes its half-written file (one that was
+        there before the clip began is left: it was not this clip's)."""
+        import queue
+
+        if self.finished:
+            return
+        self._process.terminate()
+        self._process.join(timeout=5.0)
         if self._process.is_alive():
-            self._process.terminate()
-            self._process.join(timeout=5.0)
-        if not self.finished:
-            self.finished, self.error = True, "cancelled"
+            self._process.kill()
+            self._process.join()
+        try:  # it may have finished just before it was stopped
+            kind, text = self._result.get_nowait()
+        except queue.Empty:
+            kind, text = "error", "cancelled"
+        self.finished = True
+        if kind == "error":
+            self.error = text
+            if not self._existed:
+                _remove(self.path)
 
 
 # -- the command --------------------------------------------------------------------
@@ -327,6 +365,7 @@ def _sinks(out: Path, size: tuple[int, int], fps: int,
     check_out(out, size)
     if frames is not None:
         check_folder(frames, "--frames", create=True)
+        check_writable(png_path(frames, 0), "--frames")
 
     def make() -> list[FrameSink]:
         sinks: list[FrameSink] = [VideoWriter(out, size, fps)]

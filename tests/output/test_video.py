@@ -1,7 +1,9 @@
 """`slinky3d record`: films are deterministic, have fps x duration x slowmo frames, replay
 a session bit for bit, and bad options are one-line errors (small, short clips)."""
 
+import errno
 import json
+import os
 import time
 from pathlib import Path
 
@@ -10,6 +12,7 @@ import pytest
 from PIL import Image
 
 from slinky3d import cli
+from slinky3d.output import video
 from slinky3d.output.session import SESSION_KEY, load_session, save_session
 from slinky3d.output.video import decode
 from slinky3d.runtime.commands import Grab, Move, Release, replay
@@ -129,6 +132,83 @@ def test_bad_options_are_one_line_errors(capsys, tmp_path, monkeypatch, extra, s
     assert not list(tmp_path.iterdir())  # nothing written
 
 
+@pytest.fixture
+def no_filming(monkeypatch):
+    """A command that gets as far as simulating fails the test: every bad output must be
+    found before."""
+    def refuse(*args, **kwargs):
+        raise AssertionError("the simulation ran")
+
+    monkeypatch.setattr(filming, "film", refuse)
+    monkeypatch.setattr(filming, "film_session", refuse)
+
+
+@pytest.mark.parametrize("extra,says", [
+    (["--out", "d.mp4"], "--out: cannot write d.mp4: it is a folder"),
+    (["--out", "d.gif"], "--out: cannot write d.gif: it is a folder"),
+    (["--out", "/proc/x.mp4"], "--out: cannot write /proc/x.mp4: "),
+    (["--out", "afile/x.mp4"], "--out: afile is a file, not a folder"),
+    (["--out", "x.gif", "--frames", "afile"], "--frames: afile is a file, not a folder"),
+    (["--out", "x.mp4", "--frames", "afile/sub"], "--frames: cannot create afile/sub: a folder "
+                                                  "on its path is a file"),
+    (["--out", "x.mp4", "--frames", "pngs"], "--frames: cannot write pngs/frame_00000.png: "
+                                             "it is a folder"),
+])
+def test_an_unusable_output_is_refused_before_filming(capsys, tmp_path, monkeypatch,
+                                                       no_filming, extra, says):
+    """Tried, not guessed: os.access lets root write anywhere, and PyAV opens the file
+    only at its first packet, after the simulation."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "d.mp4").mkdir()
+    (tmp_path / "d.gif").mkdir()
+    (tmp_path / "afile").write_text("a file")
+    (tmp_path / "pngs" / "frame_00000.png").mkdir(parents=True)
+    before = sorted(tmp_path.rglob("*"))
+    _one_line_error(capsys, ["record", "drop-plastic", *extra], says)
+    assert sorted(tmp_path.rglob("*")) == before  # nothing written, nothing left
+    assert (tmp_path / "afile").read_text() == "a file"
+
+
+def test_a_read_only_file_system_is_refused_before_filming(capsys, tmp_path, monkeypatch,
+                                                            no_filming):
+    """EROFS as the kernel gives it (a read-only mount cannot be made here)."""
+    monkeypatch.chdir(tmp_path)
+    real_open = os.open
+
+    def read_only(path, flags, *args, **kwargs):
+        if Path(path).name == "film.mp4" and flags & (os.O_WRONLY | os.O_RDWR):
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(video.os, "open", read_only)
+    _one_line_error(capsys, ["record", "drop-plastic", "--out", "film.mp4"],
+                    f"--out: cannot write film.mp4: {os.strerror(errno.EROFS)}")
+    assert not list(tmp_path.iterdir())
+
+
+def test_the_check_neither_truncates_an_old_file_nor_leaves_a_new_one(capsys, tmp_path,
+                                                                      monkeypatch, no_filming):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "old.mp4").write_bytes(b"an old film")
+    (tmp_path / "afile").write_text("a file")
+    for out in ("old.mp4", "new.mp4"):  # --out is tried first, then --frames fails
+        _one_line_error(capsys, ["record", "drop-plastic", "--out", out, "--frames", "afile"],
+                        "--frames: afile is a file")
+    assert (tmp_path / "old.mp4").read_bytes() == b"an old film"
+    assert not (tmp_path / "new.mp4").exists()
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("name", ["full.mp4", "full.gif"])
+def test_an_error_while_writing_is_one_line(capsys, tmp_path, name):
+    """/dev/full opens for writing, then every write fails (ENOSPC): a full disk."""
+    out = tmp_path / name
+    out.symlink_to("/dev/full")
+    _one_line_error(capsys, ["record", "drop-plastic", "--out", str(out), "--size", SIZE,
+                             "--fps", str(FPS), "--duration", "0.1"],
+                    f"--out: cannot write {out}: {os.strerror(errno.ENOSPC)}")
+
+
 def test_a_replay_of_another_scene_or_version_is_refused(capsys, tmp, session_file):
     path, _ = session_file
     out = str(tmp / "x.mp4")
@@ -168,15 +248,42 @@ def test_a_clip_filmed_in_the_background_plays_the_logged_states(tmp, session_fi
     assert all(np.array_equal(a, b) for a, b in zip(clip, ref, strict=True))
 
 
-def test_a_background_clip_that_fails_says_why_in_one_line(tmp, session_file):
+@pytest.mark.parametrize("name,says", [
+    ("clip.avi", "clip failed: clip: unknown film extension"),
+    ("folder.mp4", "clip failed: clip: cannot write {out}: it is a folder"),
+])
+def test_a_background_clip_that_fails_says_why_in_one_line(tmp_path, session_file, name,
+                                                           says):
     _, session = session_file
-    job = filming.BackgroundFilm(session, tmp / "clip.avi", filming.Shot(size=(64, 48), fps=FPS))
+    out = tmp_path / name
+    if name == "folder.mp4":
+        out.mkdir()
+    job = filming.BackgroundFilm(session, out, filming.Shot(size=(64, 48), fps=FPS))
     deadline = time.monotonic() + 120
     while not job.poll():
         assert time.monotonic() < deadline
         time.sleep(0.1)
-    assert job.status().startswith("clip failed: --out: unknown film extension")
+    assert job.status().startswith(says.format(out=out)), job.status()
     assert len(job.status().splitlines()) == 1
+    assert [p.name for p in tmp_path.iterdir()] == (["folder.mp4"] if out.is_dir() else [])
+
+
+def test_a_cancelled_clip_leaves_no_half_written_file(tmp_path):
+    """Quitting the app cancels a clip: its file, written up to then, is removed."""
+    sc = loader.load("hanging-plastic")
+    session = Session(scene=sc, log=(), nsteps=300 * round(1 / (FPS * sc.dt)))  # 301 frames
+    out = tmp_path / "clip.mp4"
+    job = filming.BackgroundFilm(session, out, filming.Shot(size=(64, 48), fps=FPS))
+    deadline = time.monotonic() + 120
+    while not out.exists():  # PyAV creates it at the first packet, some frames in
+        assert not job.poll(), job.status()
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    job.cancel()
+    assert job.status() == "clip failed: cancelled"
+    assert not out.exists()
+
+
 
 
 class Frames:
