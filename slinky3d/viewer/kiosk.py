@@ -259,7 +259,7 @@ class Kiosk(Viewer):
         pass
 
     def do_action(self, action) -> None:
-        from slinky3d.viewer.overlay import SaveScene
+        from slinky3d.viewer.panel import SaveScene
 
         if isinstance(action, SaveScene):
             self.say("saving scenes is off in the kiosk")

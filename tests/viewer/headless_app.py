@@ -202,7 +202,7 @@ def keys_(out):
     res["no_notice"] = v.overlay_view(v._shown).notice
     # the panel: a change restarts with the new parameter; a save loads back the same
     from slinky3d.scene import edit
-    from slinky3d.viewer.overlay import ApplyParams, SaveScene
+    from slinky3d.viewer.panel import ApplyParams, SaveScene
 
     vals = edit.panel_values(v.scene)
     v.do_action(ApplyParams(replace(vals, g=edit.PLANETS["Moon"], mass=1.5 * vals.mass)))
