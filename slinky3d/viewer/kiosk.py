@@ -81,7 +81,7 @@ class KioskThread(SimThread):
 
     def __init__(self, scene: Scene, h: float | None = None, realtime: bool = True):
         super().__init__(scene, h, realtime)
-        self._log = deque(maxlen=LOG_COMMANDS)  # type: ignore[assignment]
+        self._log = deque(maxlen=LOG_COMMANDS)
 
 
 class Kiosk(Viewer):

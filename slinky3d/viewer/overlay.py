@@ -328,7 +328,7 @@ def _modules() -> tuple[Any, Any, Any]:
             # PyOpenGL finds the current context through the platform's API: EGL here.
             os.environ.setdefault("PYOPENGL_PLATFORM", "egl")
         try:
-            import OpenGL  # type: ignore[import-untyped]
+            import OpenGL  # type: ignore[import-untyped]  # PyOpenGL ships no types
 
             # The backend's ~20 GL calls a frame would each be followed by glGetError;
             # the tests check that the overlay leaves no GL error instead.
@@ -340,7 +340,7 @@ def _modules() -> tuple[Any, Any, Any]:
                 os.environ.pop("PYOPENGL_PLATFORM", None)
     from imgui_bundle import imgui, implot
     from imgui_bundle.python_backends.pyglet_backend import (  # type: ignore[attr-defined]
-        PygletProgrammablePipelineRenderer,
+        PygletProgrammablePipelineRenderer,  # imgui-bundle's types miss its Python backends
     )
 
     class Backend(PygletProgrammablePipelineRenderer):
