@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from slinky3d import __version__
 from slinky3d.errors import SlinkyError, one_line
 from slinky3d.output import DEFAULT_SOLVER, REALTIME, REFERENCE, SOLVERS
+from slinky3d.version import __version__
 from slinky3d.viewer.gl.quality import AUTO, QUALITY
 
 DEFAULT_FPS = 100.0

@@ -13,7 +13,6 @@ import math
 from dataclasses import dataclass, fields
 from typing import Any
 
-from slinky3d import __version__
 from slinky3d.errors import SlinkyError
 from slinky3d.runtime.commands import (
     PACING_COMMANDS,
@@ -42,6 +41,7 @@ from slinky3d.runtime.simulation import Simulation
 from slinky3d.runtime.thread import SimThread
 from slinky3d.scene import loader
 from slinky3d.scene.spec import Scene
+from slinky3d.version import __version__
 
 FORMAT = 1  # the session file's layout; bumped when it changes
 _KINDS: dict[str, type[Command | Fault]] = {
