@@ -120,6 +120,7 @@ def main() -> int:
     clock = Clock()
     shim = clock.shim()
     for name in CLOCKED:
+        # the module's `time`, replaced: ModuleType declares no attributes
         sys.modules[name].time = shim  # type: ignore[attr-defined]
     size = parse_size(args.size)
     log_path = setup_logging(Path(tempfile.gettempdir()) / "slinky3d-bench-soak")

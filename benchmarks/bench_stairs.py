@@ -50,7 +50,7 @@ def main() -> None:
               f"{o.final_time:.1f} s simulated ({o.status}); real-time factor "
               f"{row['real_time_factor_median']:.2f} (range {rtf[0]:.2f}-{rtf[-1]:.2f}, "
               f"{len(runs)} runs)")
-    report.write("stairs", figures)
+    report.write("bench_stairs", {"repeats": args.repeat, "scenes": figures})
 
 
 if __name__ == "__main__":

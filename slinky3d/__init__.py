@@ -11,11 +11,11 @@ import importlib
 import os
 from typing import Any
 
+from slinky3d.version import __version__
+
 # The model's matrices are small: BLAS threads only add overhead and contention
 # (the static-shape solves ran 2-20x slower with them on a busy machine).
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-
-__version__ = "0.1.0"
 
 # name -> (module, attribute). Imported on first use, so that `slinky3d --help` and the
 # command-line parser load neither numba nor scipy (PEP 562).

@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from slinky3d import __version__
 from slinky3d.errors import SlinkyError, one_line
 from slinky3d.output import DEFAULT_SOLVER, REALTIME, REFERENCE, SOLVERS
+from slinky3d.version import __version__
 from slinky3d.viewer.gl.quality import AUTO, QUALITY
 
 DEFAULT_FPS = 100.0
@@ -248,12 +248,14 @@ def _add_view_options(p: argparse.ArgumentParser) -> None:
 
 
 def _record(sc: Any, duration: float, fps: float, solver: str) -> tuple[dict, dict]:
+    from slinky3d.model.chain import BASE
     from slinky3d.output.recording import record
 
     # Refused up front rather than failing to allocate (or filling the memory) late: a
-    # sample holds each Slinky's q and qd, N + 3 numbers each, and a few per-sample values.
+    # sample holds each Slinky's q and qd, N + BASE numbers each, and a few per-sample
+    # values.
     n = math.floor(min(duration * fps, 1e300)) + 1
-    size = n * sum(16 * (s.params.N + 3) + 64 for s in sc.slinkies)
+    size = n * sum(16 * (s.params.N + BASE) + 64 for s in sc.slinkies)
     if size > MAX_RECORD_BYTES:
         raise SlinkyError(f"{duration:g} s at {fps:g} samples/s is {n:.3g} samples, "
                           f"{size / 2**30:.3g} GiB: more than the {MAX_RECORD_BYTES // 2**30} GiB "

@@ -51,3 +51,10 @@ def test_the_readme_example_runs(capsys):
     target = np.array([0.2, -0.4])
     assert np.linalg.norm(ends[-1] - target) < 0.5 * np.linalg.norm(hung[-1] - target)
     assert np.allclose(ends[0], hung[0])
+
+
+def test_load_scene_takes_the_documented_keywords():
+    # docs/api.md: load_scene(name_or_path, overrides=())
+    sc = slinky3d.load_scene(name_or_path="1Pa", overrides=["slinky.C_D=0"])
+    assert sc.slinkies[0].params.C_D == 0.0
+    assert slinky3d.load_scene("1Pa").slinkies[0].params.C_D > 0.0

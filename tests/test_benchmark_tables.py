@@ -68,3 +68,16 @@ def test_tables_fill_the_regions_from_json(tmp_path, capsys):
     tables.main(["--results", str(results), "--doc", str(md)])
     assert md.read_text() == out
     assert "1 table region(s) rewritten (fast)" in capsys.readouterr().out
+
+
+def test_every_result_fills_its_region_of_the_benchmarks_page(tmp_path, capsys):
+    """Each benchmarks/results/NAME.json is named for its benchmark and has a region in
+    docs/benchmarks.md, and the page is as tables.py writes it (no table by hand)."""
+    tables = load("tables")
+    for path in tables.RESULTS.glob("*.json"):
+        assert json.loads(path.read_text(encoding="utf-8"))["benchmark"] == path.stem
+    page = tmp_path / "benchmarks.md"
+    page.write_text(tables.DOC.read_text(encoding="utf-8"), encoding="utf-8")
+    assert tables.main(["--doc", str(page)]) == 0
+    assert "no generated region" not in capsys.readouterr().err
+    assert page.read_text(encoding="utf-8") == tables.DOC.read_text(encoding="utf-8")

@@ -18,8 +18,8 @@ from numba import njit
 
 from slinky3d.dynamics.articulated_body import JIT, aba, energy
 from slinky3d.dynamics.forces import derivatives
-from slinky3d.dynamics.workspace import RESTING_RATE, first_joint
-from slinky3d.model.chain import BASE, TOUCHING
+from slinky3d.dynamics.workspace import first_joint
+from slinky3d.model.chain import BASE, RESTING_RATE, TOUCHING
 
 MAX_PIVOTS = 60
 

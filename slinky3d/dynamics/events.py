@@ -23,8 +23,7 @@ from numba import njit
 
 from slinky3d.dynamics.articulated_body import JIT
 from slinky3d.dynamics.forces import derivatives, set_base
-from slinky3d.dynamics.workspace import RESTING_RATE
-from slinky3d.model.chain import BASE, TOUCHING
+from slinky3d.model.chain import BASE, RESTING_RATE, TOUCHING
 
 SEP_MIN = 0.02  # fraction of a sub-step below which a separation is not split off
 SEP_ITER = 3  # evaluations to refine a separation's time

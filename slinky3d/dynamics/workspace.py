@@ -48,7 +48,6 @@ assert set(LAWS) == set(CONTACT_LAWS), "a contact law the scene files know has n
 # contact torque reaching zero; or the sub-step is redone in shorter pieces.
 NO_EVENT, HIT, SEPARATION, REDO = 0, 1, 2, 3
 
-RESTING_RATE = 1e-9  # rad/s: a touching joint this slow counts as at rest
 MAX_STAGES = 12  # the most stages of a tableau (DOP853's)
 
 PARAMETERS = np.dtype([

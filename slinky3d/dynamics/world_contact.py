@@ -45,7 +45,6 @@ from slinky3d.dynamics.step import step
 from slinky3d.dynamics.workspace import (
     LAW_PAPER,
     LAW_RIGID,
-    RESTING_RATE,
     ForceWork,
     Work,
     first_joint,
@@ -59,7 +58,7 @@ from slinky3d.dynamics.world_geometry import (
     detect,
     near,
 )
-from slinky3d.model.chain import BASE
+from slinky3d.model.chain import BASE, RESTING_RATE
 
 THETA = 0.6  # implicitness of the springs and damping (1/2: none lost; 1: Euler)
 STICKING = 1e-3  # m/s: slower than this a contact sticks (mu_static), else slides (mu)

@@ -23,6 +23,9 @@ from slinky3d.model.params import Params
 
 BASE = 3  # x_A, y_A, phi_A
 TOUCHING = 1e-10  # rad: a joint this close to theta_min is touching (in contact)
+# rad/s: a touching joint this slow is at rest (a resting contact, not a hit); one value
+# so that both solvers agree on which contacts rest.
+RESTING_RATE = 1e-9
 
 
 def first_joint(free_anchor: bool) -> int:

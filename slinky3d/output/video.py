@@ -195,6 +195,7 @@ def _pal8_columns() -> list[int]:
 
     probe = np.zeros((256, 4), np.uint8)
     probe[0] = (0, 1, 2, 3)
+    # pal8 takes (indices, palette); PyAV's stubs know only the single array
     seen = av.VideoFrame.from_ndarray((np.zeros((2, 2), np.uint8), probe),  # type: ignore[arg-type]
                                       format="pal8")
     rgba = seen.to_ndarray(format="rgba")[0, 0]  # rgba[c] = the column that became c

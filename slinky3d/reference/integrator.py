@@ -20,10 +20,8 @@ from scipy.linalg import cho_factor, cho_solve
 
 from slinky3d.errors import SlinkyError
 from slinky3d.model import chain
-from slinky3d.model.chain import BASE, TOUCHING
+from slinky3d.model.chain import BASE, RESTING_RATE, TOUCHING
 from slinky3d.scene.spec import SlinkySpec
-
-REST_V = 1e-9  # rad/s: a touching joint this slow is at rest
 
 
 class IntegrationError(SlinkyError):
@@ -180,7 +178,7 @@ class ReferenceSolver:
         act[np.flatnonzero(F)[idx]] = lam > 0
         # zero closing rate where the impulse acts; round-off off the bound
         s.qd[act] = 0.0
-        s.locked[:] = cand & (np.abs(s.qd) <= REST_V)
+        s.locked[:] = cand & (np.abs(s.qd) <= RESTING_RATE)
 
     def _paper_impact(self, cand: np.ndarray) -> None:
         s, n = self.s, self.p.N
@@ -201,13 +199,13 @@ class ReferenceSolver:
                 s.qd[BASE] = Th[0] - s.qd[2]
             s.qd[BASE + 1:] = sg[1:] * np.diff(Th)
             s.qd[BASE + k] = 0.0
-        s.locked[:] = cand & (np.abs(s.qd) <= REST_V)
+        s.locked[:] = cand & (np.abs(s.qd) <= RESTING_RATE)
 
     def _resting(self) -> None:
         """Acceleration-level LCP over the touching joints at rest."""
         s, p, j0 = self.s, self.p, self._j0()
         cand = s.locked.copy()
-        cand[j0:] |= (s.q[j0:] <= p.theta_min + TOUCHING) & (np.abs(s.qd[j0:]) <= REST_V)
+        cand[j0:] |= (s.q[j0:] <= p.theta_min + TOUCHING) & (np.abs(s.qd[j0:]) <= RESTING_RATE)
         if self._opened is not None and self._opened[0] == s.t:
             # a joint whose force fell to zero just now stays open: the LCP's force and
             # the tension event's, both ~0, may disagree in sign and loop without end

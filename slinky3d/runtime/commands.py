@@ -17,7 +17,7 @@ import math
 import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, SupportsIndex
 
 from slinky3d.dynamics.hand import DRIVE_SPEED
 from slinky3d.runtime.simulation import Simulation
@@ -169,9 +169,9 @@ def one_line(e: BaseException) -> str:
 # -- applying commands to a Simulation (shared by the thread and replay) -------------
 def _index(v: object, n: int, what: str) -> tuple[int, str]:
     try:
-        if isinstance(v, bool):
+        if isinstance(v, bool) or not isinstance(v, SupportsIndex):
             raise TypeError
-        i = operator.index(v)  # type: ignore[arg-type]
+        i = operator.index(v)
     except TypeError:
         return -1, f"{what} {v!r} is not an integer"
     if not 0 <= i < n:

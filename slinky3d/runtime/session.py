@@ -13,11 +13,11 @@ import math
 from dataclasses import dataclass, fields
 from typing import Any
 
-from slinky3d import __version__
 from slinky3d.errors import SlinkyError
 from slinky3d.runtime.commands import (
     PACING_COMMANDS,
     SIMULATION_COMMANDS,
+    Command,
     DriveBase,
     Fault,
     Grab,
@@ -41,10 +41,12 @@ from slinky3d.runtime.simulation import Simulation
 from slinky3d.runtime.thread import SimThread
 from slinky3d.scene import loader
 from slinky3d.scene.spec import Scene
+from slinky3d.version import __version__
 
 FORMAT = 1  # the session file's layout; bumped when it changes
-_KINDS = {c.__name__: c for c in (Grab, Move, Release, DriveBase, LetGo, TakeHold, Reset, Pause,
-                                  Resume, TogglePause, Step, TimeScale, Load, Fault)}
+_KINDS: dict[str, type[Command | Fault]] = {
+    c.__name__: c for c in (Grab, Move, Release, DriveBase, LetGo, TakeHold, Reset, Pause,
+                            Resume, TogglePause, Step, TimeScale, Load, Fault)}
 
 
 @dataclass(frozen=True)
@@ -84,16 +86,16 @@ def scene_from_json(d: Any, where: str) -> Scene:
                         stem=title if isinstance(title, str) else "untitled")
 
 
-def command_json(cmd: object) -> dict[str, Any]:
+def command_json(cmd: Command | Fault) -> dict[str, Any]:
     """A command (or Fault marker) as a JSON-able dict with its type's name."""
     out: dict[str, Any] = {"type": type(cmd).__name__}
-    for f in fields(cmd):  # type: ignore[arg-type]
+    for f in fields(cmd):
         v = getattr(cmd, f.name)
         out[f.name] = scene_json(v) if isinstance(v, Scene) else v
     return out
 
 
-def command_from_json(d: Any, where: str) -> object:
+def command_from_json(d: Any, where: str) -> Command | Fault:
     if not isinstance(d, dict) or d.get("type") not in _KINDS:
         kind = d.get("type") if isinstance(d, dict) else d
         raise SlinkyError(f"{where}: unknown command {kind!r} in the session log")
@@ -151,7 +153,7 @@ def session_from_json(text: str, where: str) -> Session:
                 and entry[0] >= last):
             raise SlinkyError(f"{where}: a broken or out-of-order log entry {entry!r:.80}")
         last = entry[0]
-        entries.append((last, command_from_json(entry[1], where)))  # type: ignore[arg-type]
+        entries.append((last, command_from_json(entry[1], where)))
     return Session(scene=scene_from_json(d.get("scene"), where), log=tuple(entries),
                    nsteps=nsteps, h=None if h is None else float(h),
                    final_hash=str(d.get("final_hash", "")), version=__version__)

@@ -13,6 +13,7 @@ import queue
 import threading
 import time
 from collections import deque
+from collections.abc import MutableSequence
 from dataclasses import dataclass, replace
 
 from slinky3d.runtime.commands import (
@@ -76,7 +77,8 @@ class SimThread:
         self.error = ""
         self.status = ""
         self._q: queue.SimpleQueue = queue.SimpleQueue()
-        self._log: list[LogEntry] = []
+        # a list; a subclass may bound it (a deque with maxlen: kiosk.KioskThread)
+        self._log: MutableSequence[LogEntry] = []
         self._steps = 0
         self._pending = 0
         self._paused = not realtime

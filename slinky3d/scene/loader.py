@@ -92,13 +92,13 @@ def _toml_message(e: tomllib.TOMLDecodeError) -> str:
     return f"invalid TOML: {msg}"
 
 
-def load(scene: str | Path, overrides: Sequence[str] = ()) -> Scene:
+def load(name_or_path: str | Path, overrides: Sequence[str] = ()) -> Scene:
     """Load a scene file (a path, or the name of a shipped scene such as "1Pa")."""
-    path = scene_path(str(scene))
+    path = scene_path(str(name_or_path))
     if not path.is_file():
         known = ", ".join(p.stem for p in shipped())
         what = "is a directory, not a scene file" if path.is_dir() else "no such scene file"
-        raise SceneError(str(scene), "", f"{what} (shipped scenes: {known})")
+        raise SceneError(str(name_or_path), "", f"{what} (shipped scenes: {known})")
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:

@@ -81,7 +81,7 @@ class KioskThread(SimThread):
 
     def __init__(self, scene: Scene, h: float | None = None, realtime: bool = True):
         super().__init__(scene, h, realtime)
-        self._log = deque(maxlen=LOG_COMMANDS)  # type: ignore[assignment]
+        self._log = deque(maxlen=LOG_COMMANDS)
 
 
 class Kiosk(Viewer):
@@ -259,7 +259,7 @@ class Kiosk(Viewer):
         pass
 
     def do_action(self, action) -> None:
-        from slinky3d.viewer.overlay import SaveScene
+        from slinky3d.viewer.panel import SaveScene
 
         if isinstance(action, SaveScene):
             self.say("saving scenes is off in the kiosk")

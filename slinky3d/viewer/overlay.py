@@ -29,7 +29,7 @@ Use (the window's side):
     # each on_draw:
     renderer.render(snap, look, camera, stage, target=screen)
     screen.use()                             # the overlay draws into the bound buffer
-    for action in overlay.frame(view):       # ApplyParams, SaveScene, Scrub, ClosePanel
+    for action in overlay.frame(view):       # panel.ApplyParams, SaveScene, Scrub, ClosePanel
         ...                                  # in order (Save after an Apply it needs)
     # on close, context still current, before window.close():
     overlay.close()
@@ -50,10 +50,7 @@ from slinky3d.viewer import timeline
 from slinky3d.viewer.hud import WINDOW as HUD
 from slinky3d.viewer.hud import Hud, scale_text
 from slinky3d.viewer.overlay_input import OverlayInput
-from slinky3d.viewer.panel import Action, ApplyParams, ClosePanel, Panel, SaveScene, Scrub
-
-__all__ = ["Action", "ApplyParams", "ClosePanel", "Overlay", "OverlayView", "PanelValues",
-           "ReplayView", "SaveScene", "Scrub"]
+from slinky3d.viewer.panel import Action, Panel
 
 FONT = "Roboto/Roboto-Regular.ttf"  # in imgui-bundle's fonts; its default font is 13 px
 NOTICE_SIZE = 1.6  # the centre notice and the replay badge, in font sizes
@@ -331,7 +328,7 @@ def _modules() -> tuple[Any, Any, Any]:
             # PyOpenGL finds the current context through the platform's API: EGL here.
             os.environ.setdefault("PYOPENGL_PLATFORM", "egl")
         try:
-            import OpenGL  # type: ignore[import-untyped]
+            import OpenGL  # type: ignore[import-untyped]  # PyOpenGL ships no types
 
             # The backend's ~20 GL calls a frame would each be followed by glGetError;
             # the tests check that the overlay leaves no GL error instead.
@@ -343,7 +340,7 @@ def _modules() -> tuple[Any, Any, Any]:
                 os.environ.pop("PYOPENGL_PLATFORM", None)
     from imgui_bundle import imgui, implot
     from imgui_bundle.python_backends.pyglet_backend import (  # type: ignore[attr-defined]
-        PygletProgrammablePipelineRenderer,
+        PygletProgrammablePipelineRenderer,  # imgui-bundle's types miss its Python backends
     )
 
     class Backend(PygletProgrammablePipelineRenderer):

@@ -3,18 +3,18 @@ read: the centre of mass and its free-fall parabola, the collapse front, the con
 timeline, coils coloured by stretch, and a click on coil impacts.
 
 A mixin of the window (window.Viewer), which provides the `scene`, the `stage`, the
-solver `source` (its history), `say` and the overlay. Each overlay is toggled by a key
-(keys.py) and in the panel's "overlays" section; all start off. The 3D ones are drawn
-in the scene: the centre of mass as a glowing marker, its parabola as a glowing line
-from the release down to the floor, the front as a ring around its coil (the
-renderer's `marks`: main pass only, no shadow); the stretch as the renderer's per-hoop
-tints; the timeline in its own overlay window (timeline.py).
+solver `source` (its history), `say` and the overlay, and which joins
+`phenomena_action` and `phenomena_view` to the panel's actions and the overlay's view.
+Each overlay is toggled by a key (keys.py) and in the panel's "overlays" section; all
+start off. The 3D ones are drawn in the scene: the centre of mass as a glowing marker,
+its parabola as a glowing line from the release down to the floor, the front as a ring
+around its coil (the renderer's `marks`: main pass only, no shadow); the stretch as the
+renderer's per-hoop tints; the timeline in its own overlay window (timeline.py).
 """
 
 from __future__ import annotations
 
 import functools
-import time
 from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -25,9 +25,6 @@ from slinky3d.runtime.snapshot import Snapshot
 from slinky3d.viewer import collapse_front, coupling, stretch, timeline
 from slinky3d.viewer.free_fall import FreeFall, Parabola, centre_of_mass
 from slinky3d.viewer.impact_sound import ImpactSound
-
-if TYPE_CHECKING:
-    from slinky3d.viewer.overlay import OverlayView
 
 # (name, the panel's label), in the order of the keys of keys.py's "overlay" binding.
 OVERLAYS: tuple[tuple[str, str], ...] = (
@@ -108,11 +105,12 @@ class PhenomenaOverlays:
         """The overlay keys (keys.py): the index-th of OVERLAYS on or off."""
         self.toggle_overlay(OVERLAYS[index][0])
 
-    def do_action(self, action) -> None:
+    def phenomena_action(self, action: object) -> bool:
+        """Carry out the panel's `action` if it is these overlays' (SetOverlay)."""
         if isinstance(action, SetOverlay):
             self.set_overlay(action.name, action.on)
-        else:
-            super().do_action(action)  # type: ignore[misc]
+            return True
+        return False
 
     # -- each frame ----------------------------------------------------------------
     def observe_phenomena(self, snap: Snapshot, now: float) -> None:
@@ -186,12 +184,6 @@ class PhenomenaOverlays:
         return PhenomenaView(on=frozenset(self.overlays),
                              sound_unavailable=self.impact_sound.unavailable,
                              timelines=timelines)
-
-    def overlay_view(self, snap: Snapshot, now: float | None = None) -> OverlayView:
-        now = time.perf_counter() if now is None else now
-        view = super().overlay_view(snap, now)  # type: ignore[misc]
-        view.phenomena = self.phenomena_view(snap, now)
-        return view
 
 
 def com_marker(com: np.ndarray, R: float) -> np.ndarray:

@@ -24,7 +24,7 @@ from slinky3d.viewer import coupling, keys, picking
 from slinky3d.viewer.clips import Clips
 from slinky3d.viewer.controls import Controls
 from slinky3d.viewer.instant_replay import InstantReplay
-from slinky3d.viewer.overlay import Overlay
+from slinky3d.viewer.overlay import Overlay, OverlayView
 from slinky3d.viewer.overlay_cache import OverlayCache
 from slinky3d.viewer.overlay_view import OverlayViewAssembly, total_energy
 from slinky3d.viewer.phenomena_overlays import PhenomenaOverlays
@@ -169,6 +169,17 @@ class Viewer(PhenomenaOverlays, Controls, InstantReplay, Clips, OverlayViewAssem
 
     def say(self, text: str) -> None:
         self.message, self._message_until = text, time.perf_counter() + MESSAGE_S
+
+    # -- the overlay: the mixins' parts joined -------------------------------------------
+    def do_action(self, action) -> None:
+        if not self.phenomena_action(action):
+            super().do_action(action)  # Controls'
+
+    def overlay_view(self, snap: Snapshot, now: float | None = None) -> OverlayView:
+        now = time.perf_counter() if now is None else now
+        view = super().overlay_view(snap, now)  # OverlayViewAssembly's
+        view.phenomena = self.phenomena_view(snap, now)
+        return view
 
     # -- drawing -------------------------------------------------------------------
     def on_draw(self) -> None:

@@ -200,9 +200,16 @@ def keys_(out):
     res["notice"] = v.overlay_view(v._shown).notice
     src.steps = 1
     res["no_notice"] = v.overlay_view(v._shown).notice
+    # the panel's overlay toggle reaches the overlays, and the view shows them on
+    from slinky3d.viewer.phenomena_overlays import SetOverlay
+
+    v.do_action(SetOverlay("front", True))
+    res["set_overlay"] = sorted(v.overlay_view(v._shown).phenomena.on)
+    v.do_action(SetOverlay("front", False))
+    res["set_overlay"].append("front" in v.overlays)
     # the panel: a change restarts with the new parameter; a save loads back the same
     from slinky3d.scene import edit
-    from slinky3d.viewer.overlay import ApplyParams, SaveScene
+    from slinky3d.viewer.panel import ApplyParams, SaveScene
 
     vals = edit.panel_values(v.scene)
     v.do_action(ApplyParams(replace(vals, g=edit.PLANETS["Moon"], mass=1.5 * vals.mass)))

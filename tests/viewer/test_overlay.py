@@ -180,7 +180,7 @@ def energy_rows(n=600):
 
 
 def test_clicks_on_the_panel_become_actions_and_stop_there(rig):
-    from slinky3d.viewer.overlay import ApplyParams
+    from slinky3d.viewer.panel import ApplyParams
 
     rig.frame()
     rects = rig.overlay.panel.rects
@@ -243,7 +243,7 @@ def test_text_field_takes_the_keys(rig):
     rig.window.dispatch_event("on_key_press", pyglet.window.key.G, 0)
     assert ("key", pyglet.window.key.G) in rig.app.events
     # Save scene proposes what was typed.
-    from slinky3d.viewer.overlay import SaveScene
+    from slinky3d.viewer.panel import SaveScene
 
     actions = rig.click(*centre(rig.overlay.panel.rects["Save scene"]))
     assert actions == [SaveScene(rig.overlay.panel.path)]
@@ -294,7 +294,8 @@ def test_hud_words_and_plot_range():
 
 
 def test_help_notice_badge_and_scrubber(rig):
-    from slinky3d.viewer.overlay import ReplayView, Scrub
+    from slinky3d.viewer.overlay import ReplayView
+    from slinky3d.viewer.panel import Scrub
 
     before = rig.scene_frame()
     replay = ReplayView(playing=True, speed=1 / 8, t=3.0, t_start=1.0, t_end=11.0)
@@ -363,8 +364,8 @@ def test_the_panel_layer_is_drawn_again_only_when_it_changes(rig):
     different; clicks, slider drags and text still reach the panel through the cache."""
     import pyglet
 
-    from slinky3d.viewer.overlay import ApplyParams
     from slinky3d.viewer.overlay_cache import REFRESH, OverlayCache
+    from slinky3d.viewer.panel import ApplyParams
 
     left = pyglet.window.mouse.LEFT
     clock = iter(np.arange(1000) * 0.01 * REFRESH)  # input, not time, draws the panel
@@ -446,7 +447,8 @@ def test_the_panel_layer_is_drawn_again_only_when_it_changes(rig):
     frame()
     assert len(rig.overlay.panel.path) == len(path) + 1 and panel.draws > drawn
     # The scrubber asks for a time.
-    from slinky3d.viewer.overlay import ReplayView, Scrub
+    from slinky3d.viewer.overlay import ReplayView
+    from slinky3d.viewer.panel import Scrub
 
     replay = ReplayView(playing=False, speed=1 / 8, t=3.0, t_start=1.0, t_end=11.0)
     frame(rig.view(panel=want, replay=replay))
