@@ -58,3 +58,9 @@ def test_load_scene_takes_the_documented_keywords():
     sc = slinky3d.load_scene(name_or_path="1Pa", overrides=["slinky.C_D=0"])
     assert sc.slinkies[0].params.C_D == 0.0
     assert slinky3d.load_scene("1Pa").slinkies[0].params.C_D > 0.0
+
+
+def test_citation_names_the_package_version():
+    # CITATION.cff cannot read slinky3d/version.py, so this keeps the two in step.
+    m = re.search(r'^version:\s*"?([^"\n]+)"?$', (ROOT / "CITATION.cff").read_text(), re.M)
+    assert m and m.group(1) == slinky3d.__version__
