@@ -120,7 +120,7 @@ def test_without_a_display_the_app_names_the_headless_jobs(capsys, monkeypatch, 
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     err = fails(capsys, *argv)
     assert "cannot open a window (no display)" in err
-    assert all(f"slinky3d {job}" in err for job in ("screenshot", "simulate", "figure"))
+    assert all(f"slinky3d {job}" in err for job in ("screenshot", "record", "simulate", "figure"))
 
 
 def test_no_command_is_the_app_on_the_default_scene():

@@ -340,7 +340,8 @@ class Viewer(PhenomenaOverlays, Controls, InstantReplay, Clips, OverlayViewAssem
 PACING = (commands.Pause, commands.Resume, commands.TogglePause, commands.Step,
           commands.TimeScale, commands.Reset)
 HEADLESS_HINT = ("without a display use the headless jobs: `slinky3d screenshot SCENE` "
-                 "(a PNG), `slinky3d simulate SCENE` (a recording), `slinky3d figure SCENE`")
+                 "(a PNG), `slinky3d record SCENE --out FILM.mp4` (a film), "
+                 "`slinky3d simulate SCENE` (a recording), `slinky3d figure SCENE`")
 
 
 def _title(scene) -> str:

@@ -1,8 +1,9 @@
 """Drives the app's window headless (pyglet on EGL, no display) with synthetic input and
 prints what happened as JSON; run by test_app.py in a subprocess (one GL context kind
-per process). `python headless_app.py drag|keys OUT_DIR`."""
+per process). `python headless_app.py drag|keys|live OUT_DIR`."""
 
 import json
+import math
 import sys
 import time
 from dataclasses import replace
@@ -16,10 +17,11 @@ pyglet.options["audio"] = ("silent",)  # no audio device, as on a server: the cl
 
 from pyglet.window import key, mouse  # noqa: E402
 
+from slinky3d.model import chain  # noqa: E402
 from slinky3d.runtime import commands  # noqa: E402
 from slinky3d.runtime.simulation import Simulation  # noqa: E402
 from slinky3d.scene.loader import load  # noqa: E402
-from slinky3d.viewer import keys  # noqa: E402
+from slinky3d.viewer import instant_replay, keys, window  # noqa: E402
 from slinky3d.viewer.phenomena_overlays import OVERLAYS  # noqa: E402
 from slinky3d.viewer.window import Viewer  # noqa: E402
 
@@ -83,6 +85,157 @@ def drag(out):
     res["replayed"] = [g.target.tolist(), g.ends()[n].tolist()]
     res["trail"] = trail
     res["box"] = [b.tolist() for b in v.box]
+    res["gl_error"] = v.ctx.error
+    print(json.dumps(res))
+
+
+class Clock:
+    """The window's wall clock (time.perf_counter) running `ahead` of the real one, so
+    that a replay 8 times slower than life need not be waited for."""
+
+    def __init__(self):
+        self.ahead = 0.0
+
+    def perf_counter(self):
+        return time.perf_counter() + self.ahead
+
+    def __getattr__(self, name):
+        return getattr(time, name)
+
+
+def overlay_text(v, n):
+    """The strings the overlay (HUD, badge, ...) writes over n frames (>= REFRESH of
+    wall time, so that the cached overlay is built again)."""
+    from imgui_bundle import imgui
+
+    seen = []
+    text, coloured = imgui.text, imgui.text_colored
+
+    def text_(s, *a):
+        seen.append(s)
+        return text(s, *a)
+
+    def coloured_(c, s, *a):
+        seen.append(s)
+        return coloured(c, s, *a)
+
+    imgui.text, imgui.text_colored = text_, coloured_
+    try:
+        frames(v, n)
+    finally:
+        imgui.text, imgui.text_colored = text, coloured
+    return seen
+
+
+def com_velocity(s):
+    """The centre of mass velocity of a solver's Slinky, world m/s (its bars weigh alike)."""
+    return s._world(chain.centre_velocities(s.q, s.qd, s.p.R).mean(axis=0)).tolist()
+
+
+def live(out):
+    """The steel Slinky played live: the instant replay (after more than its 5 s of
+    history), a throw (the top taken by the mouse, the hand let go, a fast drag to the
+    right, let go), then a divergence-guard roll-back."""
+    clock = Clock()
+    window.time = instant_replay.time = clock
+    sc = load("hanging-steel")
+    v = Viewer(sc, sc.look, sc.camera, SIZE)
+    w = v.window
+    w._enable_event_queue = False
+    v._started = time.perf_counter()
+    src = v.source
+    src.start()
+    deadline = time.time() + 240
+    while src.steps == 0 and time.time() < deadline:
+        frames(v, 1)
+    frames(v, 5)
+    res = {"h": sc.dt}
+
+    def press(name):
+        w.dispatch_event("on_key_press", getattr(key, name), 0)
+        w.dispatch_event("on_key_release", getattr(key, name), 0)
+
+    # -- the instant replay; the history filled flat out (hanging at rest, it is cheap)
+    v.send(commands.Step(round(6.0 / sc.dt)))
+    res["drained"] = [src.drain(60)]
+    v.send(commands.Resume())
+    frames(v, 3)
+    res["drained"].append(src.drain())
+    span = src.history.span()
+    press("I")
+    rep = v.replay
+    res["drained"].append(src.drain())
+    out_ = {"t0": rep.t0, "t1": rep.t1, "span": list(span), "wall0": rep.wall0,
+            "paused": src.paused}
+    samples = []  # (wall clock of the frame, simulated time shown, replay texts)
+    for skip in (0.0, 0.5, 4.0, 8.0, 16.0):
+        clock.ahead += skip
+        text = overlay_text(v, 1)
+        samples.append((v._frame_walls[-1], v._shown.t,
+                        [t for t in text if t.startswith("replay")]))
+    out_["samples"] = samples
+    clock.ahead += 8 * (rep.t1 - rep.t0)  # past its end: live play again
+    frames(v, 1)
+    out_["ended"] = v.replay is None
+    res["drained"].append(src.drain())
+    out_["paused_after"] = src.paused
+    steps, t = src.steps, v._shown.t
+    text = overlay_text(v, 15)
+    out_["badge_after"] = [t for t in text if t.startswith("replay")]
+    out_["steps_after"] = src.steps - steps
+    out_["t_after"] = [t, v._shown.t]
+    res["replay"] = out_
+    # -- the throw (playing, whatever the replay left: each part is checked on its own)
+    if src.paused:
+        v.send(commands.Resume())
+    x, y = end_pixel(v, 0)
+    w.dispatch_event("on_mouse_motion", x, y, 0, 0)
+    frames(v, 1)
+    w.dispatch_event("on_mouse_press", x, y, mouse.LEFT, 0)
+    press("L")
+    frames(v, 20)  # hanging from the mouse
+    for k in range(1, 9):
+        w.dispatch_event("on_mouse_drag", x + 20 * k, y, 20, 0, mouse.LEFT, 0)
+        frames(v, 1)
+    w.dispatch_event("on_mouse_release", x + 20 * k, y, mouse.LEFT, 0)
+    frames(v, 5)
+    res["drained"].append(src.drain())
+    log = src.log
+    names = [type(c).__name__ for _, c in log]
+    grab = names.index("Grab")
+    r = names.index("Release")
+    res["throw_log"] = names[grab:]
+    res["moves"] = [(s, list(c.target)) for s, c in log[grab:] if isinstance(c, commands.Move)]
+    # the logged run, offline (bit-identical to the thread's): the centre of mass's
+    # velocity just before the release, and at each step of the first 0.05 s after it
+    step = log[r][0]
+    before = commands.replay(sc, log[:r], step)
+    after = commands.replay(sc, log, step)
+    s = after.slinkies[0]
+    res["mass"], res["g"] = s.p.m * s.p.N, s.p.g
+    res["free_after"] = bool(s.free and s.grabbed is None and not s.far_held(s.t))
+    res["v_before"] = com_velocity(before.slinkies[0])
+    vs = [com_velocity(s)]
+    for _ in range(round(0.05 / sc.dt)):
+        after.step(1)
+        vs.append(com_velocity(s))
+    res["v_after"] = vs
+    res["rollbacks_after_throw"] = after.rollbacks
+    # -- a divergence-guard roll-back: the state poisoned while paused, then played on
+    v.send(commands.Pause())
+    res["drained"].append(src.drain())
+    steps, drawn, t_poked = src.steps, v.frames, src.sim.t
+    src.sim.slinkies[0].qd[10] = math.nan
+    v.send(commands.Resume())
+    frames(v, 10)
+    text = overlay_text(v, 10)
+    res["rollback"] = {"rollbacks": v._shown.rollbacks, "status": v._shown.status,
+                       "hud": [t for t in text if "rolled back" in t],
+                       "steps": src.steps - steps, "frames": v.frames - drawn,
+                       "t_poked": t_poked, "t_shown": v._shown.t, "error": src.error,
+                       "paused": src.paused,
+                       "finite": bool(np.all(np.isfinite(src.sim.slinkies[0].qd)))}
+    src.stop()
     res["gl_error"] = v.ctx.error
     print(json.dumps(res))
 
@@ -235,4 +388,4 @@ def _release(w, src, name):
 
 
 if __name__ == "__main__":
-    {"drag": drag, "keys": keys_}[sys.argv[1]](sys.argv[2])
+    {"drag": drag, "keys": keys_, "live": live}[sys.argv[1]](sys.argv[2])

@@ -1,5 +1,7 @@
 """The app's window under synthetic input (pyglet headless on EGL: no display needed):
-the mouse grabs, drags and releases an end, and every key does what keys.py says."""
+the mouse grabs, drags and releases an end, a flick throws the Slinky, every key does
+what keys.py says, the instant replay plays the past at 1/8 speed and returns to live
+play, and a divergence-guard roll-back shows in the HUD while play goes on."""
 
 import json
 import os
@@ -110,3 +112,70 @@ def test_every_key_does_what_it_says(tmp_path):
     assert load == "Load" and g == 1.62 and mass_ratio == pytest.approx(1.5) and shown
     message, g_back, same_shape = r["saved"]
     assert message.startswith("scene saved to ") and g_back == 1.62 and same_shape
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory):
+    """One live session of the steel Slinky: the replay, a throw, a roll-back."""
+    return drive("live", tmp_path_factory.mktemp("live"))
+
+
+def test_instant_replay_plays_the_last_5_s_at_an_eighth_and_returns_to_live(live):
+    r = live["replay"]
+    assert all(live["drained"])
+    # I: the last REPLAY_SECONDS of the history (which holds more), the solver paused
+    assert r["span"][1] - r["span"][0] > keys.REPLAY_SECONDS
+    assert r["span"][1] <= r["t1"] < r["span"][1] + 0.1  # (the solver ran on till I)
+    assert r["t1"] - r["t0"] == pytest.approx(keys.REPLAY_SECONDS)
+    assert r["paused"]
+    # the simulated time shown runs at 1/8 of the wall clock, from the replay's start,
+    # under the "replay x1/8" badge
+    walls, ts, badges = zip(*r["samples"], strict=True)
+    assert keys.REPLAY_SPEED == 1 / 8
+    for wall, t in zip(walls, ts, strict=True):
+        assert t == pytest.approx(r["t0"] + (wall - r["wall0"]) / 8, abs=1e-9)
+    assert ts[-1] - ts[0] > 3.0  # most of the replay was seen
+    assert all(b == ["replay \u00d7" + "1/8"] for b in badges)
+    # at its end: live play again, the badge gone, the solver stepping on from there
+    assert r["ended"] and not r["paused_after"]
+    assert r["badge_after"] == []
+    assert r["steps_after"] > 0
+    assert r["t1"] <= r["t_after"][0] < r["t_after"][1]
+
+
+def test_a_flick_throws_the_slinky(live):
+    """The top taken by the mouse, the hand let go (L), a fast drag to the right and the
+    button let go: the Slinky flies on with the hand's velocity, a free body."""
+    assert live["throw_log"] == ["Grab", "LetGo"] + ["Move"] * 8 + ["Release"]
+    h, g = live["h"], live["g"]
+    moves = live["moves"]
+    (s0, p0), (s1, p1) = moves[0], moves[-1]
+    hand = (p1[0] - p0[0]) / ((s1 - s0) * h)  # the cursor's mean speed to the right, m/s
+    assert hand > 0.2  # a flick (about 2 m/s here), not a crawl
+    # letting go puts no impulse on it: the velocity is the one the hand gave it ...
+    v = np.array(live["v_after"])
+    assert np.allclose(v[0], live["v_before"], rtol=0, atol=1e-12)
+    # ... to the right, about as fast as the flick (0.6 to 1.7 times its mean speed,
+    # with the lag of the grab's spring and of the soft Slinky)
+    assert v[0][0] > 0.25 * hand
+    # ... and, nothing holding it, it flies: gravity is the only outside force, so the
+    # centre of mass keeps its horizontal velocity and gains g t downward (the coils'
+    # dampers and impacts are inside forces); within 1 % of the throw's speed for the
+    # scheme's error (0.2 % measured)
+    assert live["free_after"] and live["rollbacks_after_throw"] == 0
+    t = h * np.arange(len(v))
+    assert t[-1] >= 0.048
+    expected = v[0] + np.outer(t, [0.0, -g])
+    assert np.abs(v - expected).max() < 0.01 * np.linalg.norm(v[0])
+
+
+def test_a_roll_back_shows_in_the_hud_and_play_goes_on(live):
+    """The solver's state poisoned (NaN) while paused: the divergence guard rolls it
+    back, the HUD says so, and the solver and the frames go on."""
+    r = live["rollback"]
+    assert r["rollbacks"] == 1 and "rolled back" in r["status"]
+    assert r["hud"] and all(line == r["status"] for line in r["hud"])
+    assert r["error"] == "" and not r["paused"] and r["finite"]
+    assert r["steps"] > 0 and r["frames"] == 20
+    assert r["t_shown"] > r["t_poked"]
+    assert live["gl_error"] == "GL_NO_ERROR"
