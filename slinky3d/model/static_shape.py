@@ -208,9 +208,12 @@ def _minimize(pb: _Problem, theta0: np.ndarray, gtol: float, maxiter: int = 500)
     if not (math.isfinite(f) and np.all(np.isfinite(g))):
         raise EquilibriumError("the energy is not a finite number (the parameters are "
                                "too far apart in magnitude for the static solve).")
+    def projected(theta: np.ndarray, g: np.ndarray) -> float:
+        return float(np.max(np.abs(np.where((theta <= lo) & (g > 0.0), 0.0, g)), initial=0.0))
+
     for _ in range(maxiter):
         at = theta <= lo
-        if np.max(np.abs(np.where(at & (g > 0.0), 0.0, g)), initial=0.0) <= gtol:
+        if projected(theta, g) <= gtol:
             break
         pb.iterations += 1
         if pb.iterations > ITERATION_BUDGET:
@@ -227,11 +230,17 @@ def _minimize(pb: _Problem, theta0: np.ndarray, gtol: float, maxiter: int = 500)
             if not through.any():
                 break
             held |= through
-        if -float(g @ step) <= 1e-14 * abs(f):
-            break  # the predicted decrease is below the energy's round-off: converged
-        found = _search(pb, theta, f, g, step, hTh, G, held)
+        found = None
+        if -float(g @ step) > 1e-14 * abs(f):  # a decrease the energy can resolve
+            found = _search(pb, theta, f, g, step, hTh, G, held)
         if found is None:
-            break  # no lower energy along the step: converged to round-off
+            # The energy's changes are at its round-off: only the gradient still tells
+            # how far the minimum is. Newton's full step while it shrinks the gradient.
+            trial = np.maximum(theta + step, lo)
+            ft, gt = pb.fun(trial)
+            if not projected(trial, gt) < projected(theta, g):
+                break  # converged to round-off
+            found = trial, ft, gt
         theta, f, g = found
     return theta
 
