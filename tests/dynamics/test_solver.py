@@ -175,6 +175,29 @@ def test_divergence_guard_rolls_back():
     assert np.isclose(sim.t, 30 * sim.h)
 
 
+def test_the_paper_rule_putting_energy_in_is_booked_not_rolled_back():
+    # Let go of the J of the paper's law: falling freely, its pairwise rule gains energy
+    # at impacts (the law's flaw). The account books the gain as a negative impact
+    # loss, the balance holds, and the guard leaves the Slinky falling.
+    sim = Simulation(scene.load("side-contact-laws"))
+    sim.advance_to(2.0)
+    assert sim.let_go(2) == ""
+    s = sim.slinkies[2]
+    gained, worst = 0.0, 0.0
+    for _ in range(100):
+        a0 = s.energy_account()
+        sim.step(1)
+        a1 = s.energy_account()
+        gained = max(gained, sum(a1[:3]) - sum(a0[:3]))
+        worst = max(worst, abs(sum(a1) - sum(a0)))
+    p = s.p
+    tol = 1e-3 * p.mass * p.g * 2 * p.R * p.N  # the guard's
+    assert gained > 0.1 * tol  # in one step: a few such steps would have rolled back
+    assert worst < 0.05 * tol  # the balance, step by step
+    assert sim.rollbacks == 0, sim.status
+    assert s.t > 2.39 and np.all(np.isfinite(s.q))
+
+
 def test_impacts_never_add_energy_in_a_run():
     """With nothing driving it, a damped Slinky's energy never rises, impacts included."""
     d = recorded("3Pa", 0.6, "realtime", 500.0)
