@@ -184,6 +184,17 @@ class SlinkySolver:
         sm = self.work.small[0]
         return (kinetic, gravity, spring, float(sm["damping_loss"]), float(sm["impact_loss"]))
 
+    def losses(self) -> tuple[float, float]:
+        """(damping, impacts): the energy account's running sums (J)."""
+        sm = self.work.small[0]
+        return float(sm["damping_loss"]), float(sm["impact_loss"])
+
+    def set_losses(self, losses: tuple[float, float]) -> None:
+        """Put the account's sums back (a roll-back: what diverged steps booked is
+        dropped, a NaN among it too)."""
+        sm = self.work.small
+        sm["damping_loss"], sm["impact_loss"], sm["damping_trial"] = *losses, 0.0
+
     def impact_age(self) -> np.ndarray:
         """(N,) simulated seconds since each joint's last coil impact (inf: none)."""
         return self.t - self.work.impact_time[BASE:]

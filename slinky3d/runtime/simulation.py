@@ -35,6 +35,7 @@ class Simulation:
         self.rollbacks = 0
         self._good = [s.state() for s in self.slinkies]
         self._good_energy = [_balance(s) for s in self.slinkies]
+        self._good_losses = [s.losses() for s in self.slinkies]
 
     @property
     def t(self) -> float:
@@ -45,6 +46,7 @@ class Simulation:
             s.reset()
         self._good = [s.state() for s in self.slinkies]
         self._good_energy = [_balance(s) for s in self.slinkies]
+        self._good_losses = [s.losses() for s in self.slinkies]
         self.status = ""
 
     def step(self, nsteps: int = 1) -> None:
@@ -75,9 +77,11 @@ class Simulation:
         if ok:
             self._good[i] = s.state()
             self._good_energy[i] = e
+            self._good_losses[i] = s.losses()
             return
         k, t = s.k, s.t
         s.restore(self._good[i])
+        s.set_losses(self._good_losses[i])
         s.release_grab()
         s.k, s.t = k, t  # time goes on; the state is the last good one, at rest in it
         s.qd[:] = 0.0
