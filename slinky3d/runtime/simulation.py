@@ -33,9 +33,7 @@ class Simulation:
         self.slinkies = [SlinkySolver(s, self.h, scene.world) for s in scene.slinkies]
         self.status = ""
         self.rollbacks = 0
-        self._good = [s.state() for s in self.slinkies]
-        self._good_energy = [_balance(s) for s in self.slinkies]
-        self._good_losses = [s.losses() for s in self.slinkies]
+        self._keep_all()
 
     @property
     def t(self) -> float:
@@ -44,9 +42,7 @@ class Simulation:
     def reset(self) -> None:
         for s in self.slinkies:
             s.reset()
-        self._good = [s.state() for s in self.slinkies]
-        self._good_energy = [_balance(s) for s in self.slinkies]
-        self._good_losses = [s.losses() for s in self.slinkies]
+        self._keep_all()
         self.status = ""
 
     def step(self, nsteps: int = 1) -> None:
@@ -60,6 +56,12 @@ class Simulation:
         n = math.floor((t - self.t) / self.h + 1e-9)
         if n > 0:
             self.step(n)
+
+    def _keep_all(self) -> None:
+        """Every Slinky's state, energy balance and account sums as the last good ones."""
+        self._good = [s.state() for s in self.slinkies]
+        self._good_energy = [_balance(s) for s in self.slinkies]
+        self._good_losses = [s.losses() for s in self.slinkies]
 
     def _guard(self, i: int, s: SlinkySolver, nsteps: int) -> None:
         """NaN/inf, or energy rising with nothing putting any in, rolls back. The energy
