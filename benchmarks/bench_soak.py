@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import math
 import sys
 import tempfile
 import time
@@ -54,9 +55,15 @@ class Clock:
         return types.SimpleNamespace(**{**names, "perf_counter": lambda: self.now})
 
 
-def lockstep_source(scene) -> Any:
+def lockstep_source(scene, budget: bool) -> Any:
     """The kiosk's solver thread, stepped by `advance(dt)` instead of the wall clock:
-    pausing and the time scale are kept here; the thread takes Step(n) commands."""
+    pausing and the time scale are kept here; the thread takes Step(n) commands.
+
+    budget: each frame's steps get at most the frame's own time of wall clock, as the
+    real thread's (it runs beside the renderer, on a core of its own, and drops the
+    backlog it cannot catch up): where the machine cannot keep up (the steel Slinky
+    lying on a floor runs at ~0.1x real time here), the soak computes what the kiosk
+    would have, not every simulated second."""
     from slinky3d.runtime import commands as c
     from slinky3d.runtime.commands import SCALE_MAX, SCALE_MIN
     from slinky3d.viewer.kiosk import KioskThread
@@ -65,6 +72,8 @@ def lockstep_source(scene) -> Any:
         def __init__(self, sc):
             super().__init__(sc, realtime=False)
             self.v_paused, self.v_scale, self.owed = False, 1.0, 0.0
+            self.dropped = 0.0  # simulated s not computed for want of wall time
+            self.per = 0.0  # wall s a step took last
 
         @property
         def paused(self) -> bool:
@@ -82,12 +91,27 @@ def lockstep_source(scene) -> Any:
                 super().send(cmd)
 
         def advance(self, dt: float) -> None:
-            if not self.v_paused:
-                self.owed += dt * self.v_scale / self.sim.h
-                n = int(self.owed)
-                self.owed -= n
-                if n:
-                    super().send(c.Step(n))
+            """The steps of dt of kiosk use; with a budget, no more than the real
+            thread would get done in dt of wall time: what is left is dropped."""
+            if self.v_paused:
+                self.drain()
+                return
+            self.owed += dt * self.v_scale / self.sim.h
+            n = int(self.owed)
+            self.owed -= n
+            end = time.perf_counter() + dt if budget else math.inf
+            while n:
+                per = self.per if budget else 0.0
+                k = n if per == 0.0 else max(1, min(n, int((end - time.perf_counter()) / per)))
+                t0, s0 = time.perf_counter(), self.steps
+                super().send(c.Step(k))
+                self.drain()
+                n -= k
+                if self.steps > s0:
+                    self.per = (time.perf_counter() - t0) / (self.steps - s0)
+                if n and time.perf_counter() >= end:
+                    self.dropped += n * self.sim.h
+                    break
             self.drain()
 
     return Lockstep(scene)
@@ -104,6 +128,9 @@ def main() -> int:
                     help="s of kiosk use before the memory baseline (default 900)")
     ap.add_argument("--lose-context-every", type=float, default=0.0, metavar="S",
                     help="simulate a GL context loss every S s of kiosk use (0: never)")
+    ap.add_argument("--compute-all", action="store_true",
+                    help="compute every simulated second, however slow (default: as the "
+                         "real solver thread, at most a frame's time of wall clock a frame)")
     ap.add_argument("--no-write", action="store_true", help="print only")
     ap.add_argument("--verbose", action="store_true", help="print each minute's RSS")
     args = ap.parse_args()
@@ -127,7 +154,7 @@ def main() -> int:
     playlist = load_playlist(args.playlist)
     first = first_valid(playlist, 0)
     assert first is not None, "no scene of the playlist loads"
-    source = lockstep_source(first[1])
+    source = lockstep_source(first[1], budget=not args.compute_all)
     k = Kiosk(playlist, first, size, fullscreen=False, source=source)
     # The scenes the kiosk opens run in this same thread (Load replaces its simulation).
     assert isinstance(k.source, kiosk_module.KioskThread)
@@ -191,6 +218,7 @@ def main() -> int:
         "visits": visitor.visits, "gestures": visitor.gestures,
         "entries_opened": k.entries_opened, "skipped": k.skipped, "drops": a.drops,
         "replays": a.replays, "rollbacks": k.rollbacks, "solver_faults": k.solver_faults,
+        "budget": not args.compute_all, "dropped_sim_s": source.dropped,
         "context_losses": losses, "gl_recoveries": k.gl_recoveries,
         "frame_errors": k.frame_errors, "exit_code": k.exit_code,
         "command_log": len(k.source.log),
@@ -203,6 +231,8 @@ def main() -> int:
           f"{slope:+.2f} MB/h); {end:.1f} MB at the end")
     print(f"  {k.rollbacks} roll-backs, {k.solver_faults} solver faults, {losses} context "
           f"losses -> {k.gl_recoveries} GL recoveries, {k.frame_errors} frame errors")
+    print(f"  {source.dropped:.0f} simulated s not computed, for want of wall time"
+          + ("" if args.compute_all else " (as the real solver thread drops them)"))
     print(f"  {visitor.visits} visits ({visitor.gestures} gestures), {k.entries_opened} "
           f"entries opened ({k.skipped} skipped), {a.drops} drops, {a.replays} replays; "
           f"log {log_path}")

@@ -30,6 +30,7 @@ from typing import Any
 from slinky3d.errors import SlinkyError
 from slinky3d.runtime import commands
 from slinky3d.runtime.commands import one_line
+from slinky3d.runtime.memory import release_free_memory
 from slinky3d.runtime.notify import Notifier
 from slinky3d.runtime.thread import SimThread
 from slinky3d.scene.look import CameraHint, Look
@@ -66,6 +67,7 @@ LOG_BYTES = 1_000_000  # one log file's size before it rotates
 LOG_BACKUPS = 5  # rotated files kept: kiosk.log.1 .. .5
 LOG_COMMANDS = 1000  # command log entries the solver thread keeps (it writes no session)
 MOVE_PX = 3.0  # pixels the pointer must move to count as a touch
+TRIM_EVERY = 60.0  # wall s between handing freed memory back to the OS (memory.py)
 SWAY_PERIOD = 40.0  # wall s of one to-and-fro of the attract loop's camera
 ATTRACT_HINT = "Touch the screen or press a key to play"
 PLAY_HINT = ("Drag the Slinky with the mouse \u00b7 L lets go \u00b7 R starts again "
@@ -112,6 +114,7 @@ class Kiosk(Viewer):
         self.solver_faults = 0
         self.frame_errors = 0  # frames that raised, over the run
         self.entries_opened = 0
+        self._trimmed_at = time.perf_counter()
         self.skipped = 0  # entries skipped because their scene did not load
         self._gl_failures = 0  # recoveries since the last good frame
         self._frame_failures = 0  # frames raising in a row
@@ -304,6 +307,9 @@ class Kiosk(Viewer):
             self._frame_failed(e)
             return
         self._gl_failures = self._frame_failures = 0
+        if now - self._trimmed_at >= TRIM_EVERY:  # a few ms; months without creeping
+            self._trimmed_at = now
+            release_free_memory()
         self.notifier.ready("playing")
         self.notifier.watchdog()
 
