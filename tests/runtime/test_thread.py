@@ -263,8 +263,9 @@ def test_solver_error_keeps_the_thread_alive(plastic, thread, monkeypatch):
     th.send(Step(100))
     assert th.drain()
     assert "injected failure" in th.error and "\n" not in th.error
-    # put back to where the failing batch began, before step 37
-    assert th.alive and th.paused and 10 <= th.steps < 37
+    # put back to where the failing batch began: at step 37 or before (the wall-clock
+    # deadline may have split the Step(100) into batches, one starting at 37)
+    assert th.alive and th.paused and 10 <= th.steps <= 37
     k = th.steps
     cur = th.latest_pair()[1]
     assert "injected" in cur.status and np.all(np.isfinite(cur.slinkies[0].ends))
