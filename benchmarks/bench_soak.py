@@ -138,6 +138,7 @@ def main() -> int:
     import pyglet
 
     pyglet.options["headless"] = True
+    from slinky3d.runtime.memory import release_free_memory
     from slinky3d.viewer import kiosk as kiosk_module
     from slinky3d.viewer.jobs import parse_size
     from slinky3d.viewer.kiosk import Kiosk, setup_logging
@@ -161,6 +162,7 @@ def main() -> int:
     k.window._enable_event_queue = False
     k._started = 0.0
     k.source.start()
+    a = k.attendant
     visitor = Visitor(k, np.random.default_rng(args.seed))
     visitor.next_change = 60.0  # the attract loop first
     dt = 1.0 / args.fps
@@ -172,10 +174,20 @@ def main() -> int:
     wall0 = time.perf_counter()
     frames = 0
     every = max(1, round(SAMPLE_S * args.fps))
+    settled: list[tuple[float, str, float]] = []  # (s of use, entry, RSS MB) at openings
+    opened, settle = k.entries_opened, False
     while clock.now < total and k.window.context is not None:
         clock.now += dt
         visitor.step(clock.now)
-        source.advance(dt)
+        settle, opened = settle or k.entries_opened != opened, k.entries_opened
+        source.advance(dt)  # the thread has taken the Load of an entry opened since
+        if settle:
+            # The same state at every opening of an entry: its scene loaded, the history
+            # cleared, Python's garbage and the allocator's free pages given back.
+            settle = False
+            gc.collect()
+            release_free_memory()
+            settled.append((clock.now, a.entry.name, rss_mb()[0]))
         k.window.dispatch_event("on_draw")
         frames += 1
         if clock.now >= next_loss:
@@ -193,7 +205,6 @@ def main() -> int:
     k.quit()
     gc.collect()
     end, peak = rss_mb()
-    a = k.attendant
     # The baseline: the peak of the warm-up's last two thirds (every scene opened, the
     # history ring full of the largest Slinky's snapshots: its size swings by ~10 MB
     # with the scene). The growth: the peak after it, less the baseline.
@@ -210,6 +221,14 @@ def main() -> int:
     ms = sorted(minutes)
     slope = float(np.polyfit(np.asarray(ms) / 60, [minutes[m] for m in ms], 1)[0]) \
         if len(ms) > 2 else 0.0
+    # The leak test: each entry's settled memory at its openings after the warm-up, the
+    # last less the first; their median is the process's growth whatever the scenes.
+    by_entry: dict[str, list[float]] = {}
+    for t, name, r in settled:
+        if t > warm:
+            by_entry.setdefault(name, []).append(r)
+    changes = {n: rs[-1] - rs[0] for n, rs in by_entry.items() if len(rs) > 1}
+    settled_growth = float(np.median(list(changes.values()))) if changes else math.nan
     figures = {
         "hours": clock.now / 3600, "fps": args.fps, "size": list(size), "frames": frames,
         "wall_s": wall, "warmup_s": warm, "rss_warmup_peak_mb": base,
@@ -223,12 +242,18 @@ def main() -> int:
         "frame_errors": k.frame_errors, "exit_code": k.exit_code,
         "command_log": len(k.source.log),
         "rss_minute_peaks": [[m, round(minutes[m], 1)] for m in ms[::5]],
+        "settled_readings": len(settled), "settled_growth_mb": settled_growth,
+        "settled_growth_by_entry_mb": {n: round(d, 1) for n, d in sorted(changes.items())},
     }
     print(f"soak: {figures['hours']:.2f} h of kiosk use ({frames} frames at {args.fps:g} "
           f"per s, {size[0]}x{size[1]}) in {wall:.0f} s")
     print(f"  memory: peak {base:.1f} MB in the {warm / 60:.0f} min warm-up, {top:.1f} MB "
           f"after it: peak RSS growth {top - base:+.1f} MB (minute peaks' trend "
           f"{slope:+.2f} MB/h); {end:.1f} MB at the end")
+    print(f"  settled memory at each entry's openings after the warm-up ({len(settled)} "
+          f"readings in all), its last less its first: median {settled_growth:+.1f} MB over "
+          f"{len(changes)} entries (from {min(changes.values(), default=math.nan):+.1f} to "
+          f"{max(changes.values(), default=math.nan):+.1f} MB)")
     print(f"  {k.rollbacks} roll-backs, {k.solver_faults} solver faults, {losses} context "
           f"losses -> {k.gl_recoveries} GL recoveries, {k.frame_errors} frame errors")
     print(f"  {source.dropped:.0f} simulated s not computed, for want of wall time"
