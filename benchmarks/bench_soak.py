@@ -138,7 +138,6 @@ def main() -> int:
     import pyglet
 
     pyglet.options["headless"] = True
-    from slinky3d.runtime.memory import release_free_memory
     from slinky3d.viewer import kiosk as kiosk_module
     from slinky3d.viewer.jobs import parse_size
     from slinky3d.viewer.kiosk import Kiosk, setup_logging
@@ -175,21 +174,19 @@ def main() -> int:
     frames = 0
     every = max(1, round(SAMPLE_S * args.fps))
     settled: list[tuple[float, str, float]] = []  # (s of use, entry, RSS MB) at openings
-    opened, settle = k.entries_opened, False
+    collected = k.collections
     while clock.now < total and k.window.context is not None:
         clock.now += dt
         visitor.step(clock.now)
-        settle, opened = settle or k.entries_opened != opened, k.entries_opened
-        source.advance(dt)  # the thread has taken the Load of an entry opened since
-        if settle:
-            # The same state at every opening of an entry: its scene loaded, the history
-            # cleared, Python's garbage and the allocator's free pages given back.
-            settle = False
-            gc.collect()
-            release_free_memory()
-            settled.append((clock.now, a.entry.name, rss_mb()[0]))
+        source.advance(dt)
         k.window.dispatch_event("on_draw")
         frames += 1
+        if k.collections != collected:
+            # The same state after every opening of an entry: its scene loaded, the
+            # history cleared, the old scene's garbage collected and the allocator's
+            # free pages given back by the kiosk (TRIM_EVERY, COLLECT_AFTER).
+            collected = k.collections
+            settled.append((clock.now, a.entry.name, rss_mb()[0]))
         if clock.now >= next_loss:
             next_loss += args.lose_context_every
             losses += 1

@@ -16,6 +16,7 @@ systemd unit starts it again. The log rotates in the user's log folder.
 
 from __future__ import annotations
 
+import gc
 import logging
 import logging.handlers
 import math
@@ -68,6 +69,7 @@ LOG_BACKUPS = 5  # rotated files kept: kiosk.log.1 .. .5
 LOG_COMMANDS = 1000  # command log entries the solver thread keeps (it writes no session)
 MOVE_PX = 3.0  # pixels the pointer must move to count as a touch
 TRIM_EVERY = 60.0  # wall s between handing freed memory back to the OS (memory.py)
+COLLECT_AFTER = 1.0  # wall s after opening a scene: the old one collected (its Load taken)
 SWAY_PERIOD = 40.0  # wall s of one to-and-fro of the attract loop's camera
 ATTRACT_HINT = "Touch the screen or press a key to play"
 PLAY_HINT = ("Drag the Slinky with the mouse \u00b7 L lets go \u00b7 R starts again "
@@ -114,7 +116,9 @@ class Kiosk(Viewer):
         self.solver_faults = 0
         self.frame_errors = 0  # frames that raised, over the run
         self.entries_opened = 0
+        self.collections = 0  # full garbage collections after a scene was opened
         self._trimmed_at = time.perf_counter()
+        self._collect_at = math.inf
         self.skipped = 0  # entries skipped because their scene did not load
         self._gl_failures = 0  # recoveries since the last good frame
         self._frame_failures = 0  # frames raising in a row
@@ -237,6 +241,7 @@ class Kiosk(Viewer):
         self._sway_base = self.camera
         self.attendant.opened_entry(i, now)
         self.entries_opened += 1
+        self._collect_at = now + COLLECT_AFTER
         log.info("%s: entry %d (%s)", "attract" if attract else "play", i + 1,
                  self.playlist.entries[i].name)
 
@@ -307,7 +312,15 @@ class Kiosk(Viewer):
             self._frame_failed(e)
             return
         self._gl_failures = self._frame_failures = 0
-        if now - self._trimmed_at >= TRIM_EVERY:  # a few ms; months without creeping
+        if now >= self._collect_at:
+            # The scene replaced: what it leaves in reference cycles (Python collects
+            # those only now and then, when the long-lived objects have grown by a
+            # quarter) is freed now, while a new scene starts, not at random in play.
+            self._collect_at = math.inf
+            self.collections += 1
+            gc.collect()
+            self._trimmed_at = -math.inf
+        if now - self._trimmed_at >= TRIM_EVERY:  # under a ms; months without creeping
             self._trimmed_at = now
             release_free_memory()
         self.notifier.ready("playing")
