@@ -114,6 +114,8 @@ def main(out):
     k._collect_at = time.perf_counter() - 0.1
     frames(k, 2)
     res["collected_after_opening"] = [k.collections - collections, len(trims)]
+    import gc
+    res["frozen"] = gc.get_freeze_count() > 0  # the first collection froze the survivors
     res["notified_ready"] = k.notifier.ready_sent
     w.dispatch_event("on_key_press", key.Q, key.MOD_CTRL | key.MOD_ALT | key.MOD_SHIFT)
     res["closed"] = w.context is None or bool(w.has_exit)
