@@ -174,18 +174,18 @@ def main() -> int:
     frames = 0
     every = max(1, round(SAMPLE_S * args.fps))
     settled: list[tuple[float, str, float]] = []  # (s of use, entry, RSS MB) at openings
-    collected = k.collections
+    collected = k.upkeep.collections
     while clock.now < total and k.window.context is not None:
         clock.now += dt
         visitor.step(clock.now)
         source.advance(dt)
         k.window.dispatch_event("on_draw")
         frames += 1
-        if k.collections != collected:
+        if k.upkeep.collections != collected:
             # The same state after every opening of an entry: its scene loaded, the
             # history cleared, the old scene's garbage collected and the allocator's
-            # free pages given back by the kiosk (TRIM_EVERY, COLLECT_AFTER).
-            collected = k.collections
+            # free pages given back by the kiosk (runtime/memory.py's Upkeep).
+            collected = k.upkeep.collections
             settled.append((clock.now, a.entry.name, rss_mb()[0]))
         if clock.now >= next_loss:
             next_loss += args.lose_context_every

@@ -16,7 +16,6 @@ systemd unit starts it again. The log rotates in the user's log folder.
 
 from __future__ import annotations
 
-import gc
 import logging
 import logging.handlers
 import math
@@ -31,7 +30,7 @@ from typing import Any
 from slinky3d.errors import SlinkyError
 from slinky3d.runtime import commands
 from slinky3d.runtime.commands import one_line
-from slinky3d.runtime.memory import release_free_memory
+from slinky3d.runtime.memory import Upkeep
 from slinky3d.runtime.notify import Notifier
 from slinky3d.runtime.thread import SimThread
 from slinky3d.scene.look import CameraHint, Look
@@ -68,8 +67,6 @@ LOG_BYTES = 1_000_000  # one log file's size before it rotates
 LOG_BACKUPS = 5  # rotated files kept: kiosk.log.1 .. .5
 LOG_COMMANDS = 1000  # command log entries the solver thread keeps (it writes no session)
 MOVE_PX = 3.0  # pixels the pointer must move to count as a touch
-TRIM_EVERY = 60.0  # wall s between handing freed memory back to the OS (memory.py)
-COLLECT_AFTER = 1.0  # wall s after opening a scene: the old one collected (its Load taken)
 SWAY_PERIOD = 40.0  # wall s of one to-and-fro of the attract loop's camera
 ATTRACT_HINT = "Touch the screen or press a key to play"
 PLAY_HINT = ("Drag the Slinky with the mouse \u00b7 L lets go \u00b7 R starts again "
@@ -116,9 +113,7 @@ class Kiosk(Viewer):
         self.solver_faults = 0
         self.frame_errors = 0  # frames that raised, over the run
         self.entries_opened = 0
-        self.collections = 0  # full garbage collections after a scene was opened
-        self._trimmed_at = time.perf_counter()
-        self._collect_at = self._trimmed_at + COLLECT_AFTER  # the first: at the start
+        self.upkeep = Upkeep(time.perf_counter())  # garbage collected, heap trimmed
         self.skipped = 0  # entries skipped because their scene did not load
         self._gl_failures = 0  # recoveries since the last good frame
         self._frame_failures = 0  # frames raising in a row
@@ -241,7 +236,7 @@ class Kiosk(Viewer):
         self._sway_base = self.camera
         self.attendant.opened_entry(i, now)
         self.entries_opened += 1
-        self._collect_at = now + COLLECT_AFTER
+        self.upkeep.scene_opened(now)
         log.info("%s: entry %d (%s)", "attract" if attract else "play", i + 1,
                  self.playlist.entries[i].name)
 
@@ -312,21 +307,7 @@ class Kiosk(Viewer):
             self._frame_failed(e)
             return
         self._gl_failures = self._frame_failures = 0
-        if now >= self._collect_at:
-            # The scene replaced: what it leaves in reference cycles (Python collects
-            # those only now and then, when the long-lived objects have grown by a
-            # quarter) is freed now, while a new scene starts, not at random in play.
-            self._collect_at = math.inf
-            self.collections += 1
-            gc.collect()
-            if self.collections == 1:
-                # Python's own objects, the libraries' and the window's, alive for good:
-                # out of every later collection's scan (0.2-0.3 s down to a few ms)
-                gc.freeze()
-            self._trimmed_at = -math.inf
-        if now - self._trimmed_at >= TRIM_EVERY:  # under a ms; months without creeping
-            self._trimmed_at = now
-            release_free_memory()
+        self.upkeep.tick(now)
         self.notifier.ready("playing")
         self.notifier.watchdog()
 

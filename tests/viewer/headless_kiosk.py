@@ -100,20 +100,20 @@ def main(out):
                    k.entries_opened]
     res["frames"] = k.frames
     # freed memory goes back to the OS once a minute of running, not every frame
-    import slinky3d.viewer.kiosk as kiosk_module
+    import slinky3d.runtime.memory as memory_module
     trims = []
-    kiosk_module.release_free_memory = lambda: trims.append(1) or True
-    k._collect_at = float("inf")  # the scene opened above: its collection not yet due
+    memory_module.release_free_memory = lambda: trims.append(1) or True
+    k.upkeep.collect_at = float("inf")  # the scene opened above: its collection not yet due
     frames(k, 2)
     res["trims_within_a_minute"] = len(trims)
-    k._trimmed_at -= 61.0
+    k.upkeep.trimmed_at -= 61.0
     frames(k, 3)
     res["trims_after_a_minute"] = len(trims)
     # a second after a scene is opened, the garbage is collected and the memory trimmed
-    collections = k.collections
-    k._collect_at = time.perf_counter() - 0.1
+    collections = k.upkeep.collections
+    k.upkeep.collect_at = time.perf_counter() - 0.1
     frames(k, 2)
-    res["collected_after_opening"] = [k.collections - collections, len(trims)]
+    res["collected_after_opening"] = [k.upkeep.collections - collections, len(trims)]
     import gc
     res["frozen"] = gc.get_freeze_count() > 0  # the first collection froze the survivors
     res["notified_ready"] = k.notifier.ready_sent
