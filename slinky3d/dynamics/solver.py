@@ -181,8 +181,7 @@ class SlinkySolver:
         kinetic, gravity, spring = energy_parts(
             self.q, self.qd, p.m, p.I, p.R, p.g, p.k_coil, self._first_joint(), f.ends,
             f.bar_axes, f.aba_rows)
-        sm = self.work.small[0]
-        return (kinetic, gravity, spring, float(sm["damping_loss"]), float(sm["impact_loss"]))
+        return (kinetic, gravity, spring, *self.losses())
 
     def losses(self) -> tuple[float, float]:
         """(damping, impacts): the energy account's running sums (J)."""
