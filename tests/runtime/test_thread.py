@@ -319,8 +319,12 @@ def test_ui_thread_not_starved(plastic, thread):
     th = thread(realtime=False)
     th.send(Grab(0, 75, (0.5, -0.5)))
     th.send(Resume())
-    time.sleep(0.05)
+    end = time.perf_counter() + 10.0
+    while th.steps == 0 and time.perf_counter() < end:  # past the kernels' first calls
+        time.sleep(0.01)
     k = th.steps
     shared = spin(0.3)
-    assert th.steps - k > 100  # and the solver went on meanwhile
+    # and the solver went on meanwhile (taking the GIL back after each kernel costs it up
+    # to a switch interval while the UI thread spins: 90-200 steps here, not thousands)
+    assert th.steps - k > 20
     assert shared > 0.3 * alone, (shared, alone)
