@@ -1,4 +1,5 @@
-"""The OpenGL context without a window, and uniforms set only when they change."""
+"""The OpenGL context without a window, the GL objects dropped in it released, and
+uniforms set only when they change."""
 
 from __future__ import annotations
 
@@ -18,6 +19,32 @@ def headless_context() -> moderngl.Context:
             backend="egl", require=330)  # type: ignore[arg-type]
     except Exception as e:  # noqa: BLE001 - any failure here means "no GL"
         raise SlinkyError(f"cannot create a headless OpenGL context (EGL): {e}") from None
+
+
+def track_dropped(ctx: moderngl.Context) -> None:
+    """Queue the GL objects whose Python objects are dropped, for `release_dropped`.
+
+    moderngl's default leaves a dropped object (a Slinky's instance buffer replaced when
+    another scene opens, the targets replaced at a resize) in the driver until the
+    context ends: a kiosk that opens scenes for months grew by ~4.5 kB an opening.
+    moderngl's own "auto" mode releases at garbage collection, which may run in the
+    solver thread, without the context; "context_gc" only queues (a deque append, safe
+    from any thread) and the frame releases the queue with the context current."""
+    ctx.gc_mode = "context_gc"
+
+
+def release_dropped(ctx: moderngl.Context) -> int:
+    """Release the queued dropped GL objects (the context current); how many.
+
+    Not `ctx.gc()`: an object released explicitly before it was dropped is queued as
+    moderngl's InvalidObject, which has no release."""
+    n = 0
+    while ctx.objects:
+        glo = ctx.objects.popleft()
+        if not isinstance(glo, moderngl.InvalidObject):
+            glo.release()
+            n += 1
+    return n
 
 
 _MISSING = object()

@@ -21,7 +21,7 @@ from slinky3d.scene.look import Look
 from slinky3d.viewer import coupling, helix, props
 from slinky3d.viewer.camera import OrbitCamera, corners
 from slinky3d.viewer.colour import LIGHT_DIR, floor_colours, lin
-from slinky3d.viewer.gl.context import set_uniform
+from slinky3d.viewer.gl.context import release_dropped, set_uniform, track_dropped
 from slinky3d.viewer.gl.programs import program
 from slinky3d.viewer.gl.quality import Quality, choose_quality
 from slinky3d.viewer.stage import Stage, stage_for
@@ -42,6 +42,8 @@ class Renderer:
     def __init__(self, ctx: moderngl.Context, size: tuple[int, int] = (1280, 720),
                  quality: str = "auto", extrusion: str = "gpu"):
         self.ctx = ctx
+        track_dropped(ctx)  # each frame releases what was dropped since the last
+        self.released = 0  # dropped GL objects released, over the renderer's life
         self.quality: Quality = choose_quality(ctx, quality)
         self.extrusion = extrusion  # "gpu" (instanced) or "numpy" (benchmark comparison)
         q = self.quality
@@ -139,6 +141,7 @@ class Renderer:
         """
         ctx, q = self.ctx, self.quality
         w, h = self.size
+        self.released += release_dropped(ctx)
         self._tick(None)
         self.last_triangles = {"main": 0, "shadow": 0}
         stage = stage or stage_for(look, snap)
