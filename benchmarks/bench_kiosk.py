@@ -26,19 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 import report  # benchmarks/report.py, beside this file
 from kiosk_visitor import Visitor
 
+from slinky3d.runtime.memory import resident_mb as rss_mb
+
 WARM_S = 60.0  # wall s before the memory baseline: every GL cache and kernel is in
-
-
-def rss_mb() -> tuple[float, float]:
-    """(resident now, its peak) of this process in MB, from /proc."""
-    now = peak = 0.0
-    with open("/proc/self/status", encoding="ascii") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                now = int(line.split()[1]) / 1024
-            elif line.startswith("VmHWM:"):
-                peak = int(line.split()[1]) / 1024
-    return now, peak
 
 
 def percentiles(xs) -> dict[str, float]:

@@ -34,8 +34,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout too
 
 import report  # benchmarks/report.py, beside this file
-from bench_kiosk import rss_mb
 from kiosk_visitor import Visitor
+
+from slinky3d.runtime.memory import resident_mb as rss_mb
 
 # The modules whose `time.perf_counter` is the kiosk's clock.
 SAMPLE_S = 10.0  # s of kiosk use between two readings of the resident memory

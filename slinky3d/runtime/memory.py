@@ -32,6 +32,22 @@ def _malloc_trim() -> Callable[[int], int] | None:
     return trim
 
 
+def resident_mb() -> tuple[float, float]:
+    """(resident memory now, its peak) of this process in MB, from /proc (Linux; zeros
+    elsewhere)."""
+    now = peak = 0.0
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    now = int(line.split()[1]) / 1024
+                elif line.startswith("VmHWM:"):
+                    peak = int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return now, peak
+
+
 def release_free_memory() -> bool:
     """Return the allocator's free pages to the OS; True if anything was released."""
     trim = _malloc_trim()

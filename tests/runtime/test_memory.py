@@ -3,15 +3,13 @@ import platform
 import numpy as np
 import pytest
 
-from slinky3d.runtime.memory import release_free_memory
+from slinky3d.runtime.memory import release_free_memory, resident_mb
 
 
 def rss_mb() -> float:
-    with open("/proc/self/status", encoding="ascii") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    raise AssertionError("no VmRSS")
+    now = resident_mb()[0]
+    assert now > 0.0, "no VmRSS"
+    return now
 
 
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="malloc_trim is glibc's")

@@ -132,6 +132,32 @@ def test_pixels_where_the_projection_puts_the_slinky(renderer, hint):
 
 
 @pytest.mark.gl
+def test_dropped_gl_objects_are_released(ctx):
+    """A GL object dropped in Python is released at the next frame, not kept by the
+    driver until the context ends (a kiosk opening scenes for months grew with it)."""
+    from slinky3d.runtime.memory import resident_mb
+    from slinky3d.viewer.gl.renderer import Renderer
+
+    r = Renderer(ctx, SIZE, quality="software")
+    steel, plastic = hanging_snapshot("steel"), hanging_snapshot("plastic")  # N 157, 75
+    draw(r, steel, BARE)
+    released = r.released
+    draw(r, plastic, BARE)  # another N: the Slinky's instance buffer and VAOs replaced
+    draw(r, plastic, BARE)
+    assert r.released > released and not ctx.objects
+    r.resize((SIZE[0] + 8, SIZE[1]))  # the targets replaced
+    released = r.released
+    draw(r, plastic, BARE)
+    assert r.released >= released + 4
+    # What the driver keeps: 24 dropped 4 MB buffers, written (resident), one a frame.
+    before = resident_mb()[0]
+    for _ in range(24):
+        ctx.buffer(np.ones(1 << 20, "f4").tobytes())
+        draw(r, plastic, BARE)
+    assert resident_mb()[0] - before < 24.0, "dropped buffers stay resident"
+
+
+@pytest.mark.gl
 def test_same_snapshot_same_pixels(ctx, renderer):
     from slinky3d.viewer.gl.renderer import Renderer
 
