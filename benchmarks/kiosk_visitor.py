@@ -62,8 +62,7 @@ class Visitor:
             self.next_change = now + float(self.rng.uniform(lo, hi))
             if self.visiting:
                 self.visits += 1
-                self._dispatch("on_mouse_motion", 40.0, 40.0, 0, 0)  # a hand on the mouse
-                self._dispatch("on_mouse_motion", 60.0, 50.0, 20, 10)
+                self.touch()
         if not self.visiting:
             return
         g = self.g
@@ -79,6 +78,21 @@ class Visitor:
             lx, ly = g.last
             self._dispatch("on_mouse_drag", x, y, x - lx, y - ly, self.mouse.LEFT, 0)
             g.last = (x, y)
+
+    def pause(self) -> None:
+        """Hands off (the gesture under way ended), until `resume`."""
+        self._end_gesture()
+        self.visiting = False
+
+    def resume(self, now: float) -> None:
+        """Away from now, for a random while, then visits as before."""
+        lo, hi = self.away
+        self.next_change = now + float(self.rng.uniform(lo, hi))
+
+    def touch(self) -> None:
+        """A move of the mouse, as a hand taking it: the kiosk wakes to play."""
+        self._dispatch("on_mouse_motion", 40.0, 40.0, 0, 0)
+        self._dispatch("on_mouse_motion", 60.0, 50.0, 20, 10)
 
     def _start(self, now: float) -> None:
         kind = self._pick(GESTURES)
