@@ -14,7 +14,8 @@ peak RSS growth (target: under 5 MB), the roll-backs, solver faults, GL recoveri
 frame errors, entries opened, visits, drops and replays. The warm-up (--warmup s of
 kiosk use, 30 min) is as long as a heaptrack run found malloc's lowest heap level rising
 (the kernels, shaders and libraries loading what each first needs; flat after it), and
-its tour plays every entry with its history full: its peak is the kiosk's working set.
+its tour plays every entry untouched with its history full, each scene's largest state
+but for what a visitor's play adds.
 Figures go to benchmarks/results/bench_soak.json.
 
     python benchmarks/bench_soak.py [--hours 2] [--fps 10] [--size 320x240] [--seed 1]
@@ -131,7 +132,7 @@ def main() -> int:
     ap.add_argument("--playlist", help="playlist file (default: the shipped one)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--warmup", type=float, default=1800.0, metavar="S",
-                    help="s of kiosk use before the memory baseline (default 900)")
+                    help="s of kiosk use before the memory baseline (default 1800)")
     ap.add_argument("--lose-context-every", type=float, default=0.0, metavar="S",
                     help="simulate a GL context loss every S s of kiosk use (0: never)")
     ap.add_argument("--compute-all", action="store_true",
