@@ -20,6 +20,8 @@ import numpy as np
 KEYS = (("L", 3), ("R", 2), ("SPACE", 1), ("I", 1), ("MINUS", 1), ("PLUS", 1), ("TAB", 1),
         ("H", 1), ("G", 1), ("_1", 1), ("_3", 1), ("_5", 1), ("ESCAPE", 1), ("F11", 1),
         ("P", 1), ("V", 1), ("K", 1))
+SCENE_KEYS = ("_1", "_3", "_5")  # open another scene
+STAYING = tuple(kw for kw in KEYS if kw[0] not in SCENE_KEYS)  # a visitor who stays
 GESTURES = (("drag", 5), ("orbit", 2), ("key", 4), ("drive", 2), ("wait", 2))
 
 
@@ -37,10 +39,11 @@ class Visitor:
     """Plays with `kiosk` whenever `step(now)` is called inside a visit."""
 
     def __init__(self, kiosk: Any, rng: np.random.Generator, visit: tuple[float, float] =
-                 (10.0, 60.0), away: tuple[float, float] = (30.0, 150.0)):
+                 (10.0, 60.0), away: tuple[float, float] = (30.0, 150.0),
+                 keys: tuple[tuple[str, int], ...] = KEYS):
         from pyglet.window import key, mouse
 
-        self.k, self.rng = kiosk, rng
+        self.k, self.rng, self.keys = kiosk, rng, keys
         self.key, self.mouse = key, mouse
         self.visit, self.away = visit, away
         self.g: Gesture | None = None
@@ -109,7 +112,7 @@ class Visitor:
             g.xy = g.last = (0.1 * w.width, 0.9 * w.height)
             self._dispatch("on_mouse_press", *g.xy, self.mouse.LEFT, 0)
         elif kind == "key":
-            g.key = self._pick(KEYS)
+            g.key = self._pick(self.keys)
             g.length = 0.2
             self._dispatch("on_key_press", getattr(self.key, g.key), 0)
         elif kind == "drive":

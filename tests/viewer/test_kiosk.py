@@ -220,7 +220,7 @@ def test_kiosk_window_plays_survives_a_lost_context_and_quits_on_the_chord(tmp_p
     assert "GL objects recreated" in r["log"]
     assert not r["cursor_first_motion"] and r["cursor"] and r["notified_ready"]
     assert r["side"] and r["back"] == ["attract", False, 1, 1, 1]
-    assert r["trims_within_a_minute"] == 0 and r["trims_after_a_minute"] == 1
+    assert r["trims_within_the_period"] == 0 and r["trims_after_the_period"] == 1
     assert r["collected_after_opening"] == [1, 2] and r["frozen"]
     assert r["closed"] and r["exit_code"] == 0
     assert "exit chord" in r["log"]
