@@ -14,8 +14,8 @@ peak RSS growth (target: under 5 MB), the roll-backs, solver faults, GL recoveri
 frame errors, entries opened, visits, drops and replays. The warm-up (--warmup s of
 kiosk use, 30 min) is as long as a heaptrack run found malloc's lowest heap level rising
 (the kernels, shaders and libraries loading what each first needs; flat after it), and
-its tour plays every entry untouched with its history full, each scene's largest state
-but for what a visitor's play adds.
+its tour plays every entry untouched with its history full, then lets a visitor who
+stays in it play for 40 s: each scene's working set.
 Figures go to benchmarks/results/bench_soak.json.
 
     python benchmarks/bench_soak.py [--hours 2] [--fps 10] [--size 320x240] [--seed 1]
