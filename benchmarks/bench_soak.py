@@ -190,7 +190,9 @@ def main() -> int:
     # the panel: 5-9 MB more in the three steel Slinkies' scene), so that the baseline
     # holds each scene's working set, not only what random visits reached.
     tour_at, tour_next = warm / 3, math.inf
-    tour: list[tuple[str, int]] = []
+    tour: list[tuple[str, int]] = []  # the phases to come: (kind, entry)
+    phase = ""  # the phase under way: "untouched", "visit", or "" (no tour)
+    # the tour's visitor: its visits outlast VISIT_S, so it plays until the tour moves on
     guest = Visitor(k, np.random.default_rng(args.seed + 1), visit=(2 * VISIT_S, 2 * VISIT_S),
                     keys=STAYING)
     while clock.now < total and k.window.context is not None:
@@ -200,25 +202,24 @@ def main() -> int:
             tour = [(kind, i) for i in range(len(playlist.entries))
                     for kind in ("untouched", "visit")]
             visitor.pause()
-        if tour and clock.now >= tour_next:
-            kind, i = tour.pop(0)
-            if kind == "untouched":
-                guest.pause()
+        if clock.now >= tour_next:
+            guest.pause()
+            phase, i = tour.pop(0) if tour else ("", -1)
+            if phase == "untouched":
                 visitor.touch()  # play mode: no attract timer moves on
                 k.open_entry(i, attract=False)
                 k._set_scale(0)
                 tour_next = clock.now + TOUR_S
-            else:
-                guest.next_change = clock.now  # comes now, stays till the next entry
+            elif phase == "visit":
+                guest.next_change = clock.now  # comes now, stays till the next phase
                 tour_next = clock.now + VISIT_S
-        elif not tour and clock.now >= tour_next:
-            guest.pause()
-            tour_next = math.inf
-            visitor.resume(clock.now)
-        if tour_next == math.inf:
+            else:
+                tour_next = math.inf
+                visitor.resume(clock.now)
+        if phase == "visit":
+            guest.step(clock.now)
+        elif not phase:
             visitor.step(clock.now)
-        elif tour and tour[0][0] == "untouched" or not tour:
-            guest.step(clock.now)  # in a visit (the next phase opens an entry, or none)
         source.advance(dt)
         k.window.dispatch_event("on_draw")
         frames += 1
