@@ -97,7 +97,7 @@ def run(args: argparse.Namespace, size: tuple[int, int]) -> int:
 
     from slinky3d.runtime.simulation import Simulation
     from slinky3d.scene.loader import load
-    from slinky3d.viewer.window import Viewer
+    from slinky3d.viewer.app.window import Viewer
 
     sc = load(SCENE)
     Simulation(sc).step(1)  # the kernels compiled (or loaded from the cache) beforehand

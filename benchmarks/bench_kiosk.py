@@ -58,9 +58,9 @@ def main() -> int:
 
     pyglet.options["headless"] = True
     from slinky3d.viewer.jobs import parse_size
-    from slinky3d.viewer.kiosk import Kiosk, setup_logging
-    from slinky3d.viewer.kiosk_playlist import load_playlist
-    from slinky3d.viewer.kiosk_state import first_valid
+    from slinky3d.viewer.kiosk.exhibit import Kiosk, setup_logging
+    from slinky3d.viewer.kiosk.playlist import load_playlist
+    from slinky3d.viewer.kiosk.state import first_valid
 
     size = parse_size(args.size)
     log_path = setup_logging(Path(tempfile.gettempdir()) / "slinky3d-bench-kiosk")

@@ -69,7 +69,7 @@ def one(w: int, h: int, fps: int, seconds: float, quality: str) -> dict[str, Any
     """One case, in this process."""
     from slinky3d.output.video import VideoWriter
     from slinky3d.scene.loader import load
-    from slinky3d.viewer.filming import Shot, film
+    from slinky3d.viewer.film.filming import Shot, film
 
     sc = load(SCENE)
     shot = Shot(size=(w, h), fps=fps, slowmo=SLOWMO, quality=quality)

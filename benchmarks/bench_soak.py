@@ -47,8 +47,9 @@ from slinky3d.runtime.memory import resident_mb as rss_mb
 SAMPLE_S = 10.0  # s of kiosk use between two readings of the resident memory
 TOUR_S = SECONDS + 2.0  # s of kiosk use each entry plays untouched in the warm-up's tour
 VISIT_S = 40.0  # s of kiosk use a visitor then plays with it
-CLOCKED = ("slinky3d.viewer.window", "slinky3d.viewer.instant_replay",
-           "slinky3d.viewer.overlay_view", "slinky3d.viewer.overlay", "slinky3d.viewer.kiosk")
+CLOCKED = ("slinky3d.viewer.app.window", "slinky3d.viewer.app.instant_replay",
+           "slinky3d.viewer.overlay.view", "slinky3d.viewer.overlay.layer",
+           "slinky3d.viewer.kiosk.exhibit")
 
 
 class Clock:
@@ -74,7 +75,7 @@ def lockstep_source(scene, budget: bool) -> Any:
     would have, not every simulated second."""
     from slinky3d.runtime import commands as c
     from slinky3d.runtime.commands import SCALE_MAX, SCALE_MIN
-    from slinky3d.viewer.kiosk import KioskThread
+    from slinky3d.viewer.kiosk.exhibit import KioskThread
 
     class Lockstep(KioskThread):
         def __init__(self, sc):
@@ -146,11 +147,11 @@ def main() -> int:
     import pyglet
 
     pyglet.options["headless"] = True
-    from slinky3d.viewer import kiosk as kiosk_module
     from slinky3d.viewer.jobs import parse_size
-    from slinky3d.viewer.kiosk import Kiosk, setup_logging
-    from slinky3d.viewer.kiosk_playlist import load_playlist
-    from slinky3d.viewer.kiosk_state import first_valid
+    from slinky3d.viewer.kiosk import exhibit as kiosk_module
+    from slinky3d.viewer.kiosk.exhibit import Kiosk, setup_logging
+    from slinky3d.viewer.kiosk.playlist import load_playlist
+    from slinky3d.viewer.kiosk.state import first_valid
 
     clock = Clock()
     shim = clock.shim()

@@ -374,13 +374,13 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_kiosk(args: argparse.Namespace) -> int:
-    from slinky3d.viewer import kiosk
+    from slinky3d.viewer.kiosk import exhibit
 
-    return kiosk.run(args)
+    return exhibit.run(args)
 
 
 def cmd_record(args: argparse.Namespace) -> int:
-    from slinky3d.viewer import filming
+    from slinky3d.viewer.film import filming
 
     return filming.record(args)
 

@@ -34,6 +34,9 @@ def test_wheel_ships_scenes_shaders_and_sweeps(tmp_path):
                       ("kiosk", "toml"), ("kiosk", "service")):
         want = {f"slinky3d/{kind}/{p.name}" for p in (ROOT / kind).glob(f"*.{ext}")}
         assert want and want <= set(names), kind
+    # Every module of the package, subpackages included.
+    modules = {p.relative_to(ROOT).as_posix() for p in (ROOT / "slinky3d").rglob("*.py")}
+    assert modules <= set(names), sorted(modules - set(names))
     # Installed (here: unpacked) away from the checkout, it finds its own scenes.
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)
@@ -49,3 +52,15 @@ def test_wheel_ships_scenes_shaders_and_sweeps(tmp_path):
                            env={**os.environ, "PYTHONPATH": str(site)}, capture_output=True,
                            text=True, timeout=60)
     assert found.stdout.strip() == str(site / "slinky3d" / "sweeps" / "walking.toml"), found
+
+
+def test_every_package_is_listed():
+    """pyproject's `packages` names every folder of slinky3d that holds code: one left out
+    would be missing from `pip install .` while the tests, run from the checkout, pass."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+                 ["packages"])
+    found = {".".join(p.parent.relative_to(ROOT).parts)
+             for p in (ROOT / "slinky3d").rglob("__init__.py")}
+    assert found <= listed, sorted(found - listed)

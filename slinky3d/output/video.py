@@ -1,6 +1,6 @@
 """Video files: frames streamed one at a time to H.264 in MP4, to a GIF, or to PNGs.
 
-Nothing here draws: the frames come from the viewer (`viewer/filming.py`). A sink holds
+Nothing here draws: the frames come from the viewer (`viewer/film/filming.py`). A sink holds
 one frame at a time, so a clip of any length costs the same memory. MP4 is libx264,
 yuv420p, CRF 23 (preset veryfast) through PyAV (its wheel bundles FFmpeg); yuv420p halves the chroma
 resolution, so an MP4's width and height must be even.

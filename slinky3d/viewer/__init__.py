@@ -1,2 +1,4 @@
-"""Everything on screen: camera, stage, colour, helix and prop geometry (numpy), the GL
-renderer, the window, and the `screenshot` and `run` jobs."""
+"""Everything on screen. At this level the 3D picture's pieces (numpy only): camera,
+stage, colour, helix, props and the hand's coupling, and the `screenshot`/`run` jobs;
+below it gl/ (the renderer), app/ (the window), marks/ (3D marks), overlay/ (the 2D
+layer), kiosk/ (the exhibit) and film/ (off-screen films)."""

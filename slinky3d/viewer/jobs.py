@@ -134,7 +134,7 @@ def has_display() -> bool:
 
 
 def _need_display() -> None:
-    from slinky3d.viewer.window import HEADLESS_HINT
+    from slinky3d.viewer.app.window import HEADLESS_HINT
 
     if not has_display():
         raise SlinkyError(f"cannot open a window (no display); {HEADLESS_HINT}")
@@ -150,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
     _need_display()
     sc = load(args.scene, args.set)
     look, hint = _look_and_hint(sc, args)
-    from slinky3d.viewer.window import Viewer  # pyglet: only for a window
+    from slinky3d.viewer.app.window import Viewer  # pyglet: only for a window
 
     v = Viewer(sc, look, hint, size, quality=args.quality, max_frames=args.frames,
                save_frame=args.save_frame)
@@ -169,7 +169,7 @@ def replay(args: argparse.Namespace) -> int:
     _need_display()
     from slinky3d.output.session import load_session
     from slinky3d.runtime.session import SessionPlayer
-    from slinky3d.viewer.window import Viewer
+    from slinky3d.viewer.app.window import Viewer
 
     session = load_session(args.log)
     sc = session.scene

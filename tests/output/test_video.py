@@ -18,7 +18,7 @@ from slinky3d.output.video import decode
 from slinky3d.runtime.commands import Grab, Move, Release, replay
 from slinky3d.runtime.session import Session
 from slinky3d.scene import loader
-from slinky3d.viewer import filming
+from slinky3d.viewer.film import filming
 
 SIZE = "160x96"
 FPS = 20

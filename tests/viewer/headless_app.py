@@ -21,9 +21,9 @@ from slinky3d.model import chain  # noqa: E402
 from slinky3d.runtime import commands  # noqa: E402
 from slinky3d.runtime.simulation import Simulation  # noqa: E402
 from slinky3d.scene.loader import load  # noqa: E402
-from slinky3d.viewer import instant_replay, keys, window  # noqa: E402
-from slinky3d.viewer.phenomena_overlays import OVERLAYS  # noqa: E402
-from slinky3d.viewer.window import Viewer  # noqa: E402
+from slinky3d.viewer.app import instant_replay, keys, window  # noqa: E402
+from slinky3d.viewer.app.window import Viewer  # noqa: E402
+from slinky3d.viewer.marks.phenomena import OVERLAYS  # noqa: E402
 
 SIZE = (480, 320)
 
@@ -365,7 +365,7 @@ def keys_(out):
     src.steps = 1
     res["no_notice"] = v.overlay_view(v._shown).notice
     # the panel's overlay toggle reaches the overlays, and the view shows them on
-    from slinky3d.viewer.phenomena_overlays import SetOverlay
+    from slinky3d.viewer.marks.phenomena import SetOverlay
 
     v.do_action(SetOverlay("front", True))
     res["set_overlay"] = sorted(v.overlay_view(v._shown).phenomena.on)
@@ -373,7 +373,7 @@ def keys_(out):
     res["set_overlay"].append("front" in v.overlays)
     # the panel: a change restarts with the new parameter; a save loads back the same
     from slinky3d.scene import edit
-    from slinky3d.viewer.panel import ApplyParams, SaveScene
+    from slinky3d.viewer.overlay.panel import ApplyParams, SaveScene
 
     vals = edit.panel_values(v.scene)
     v.do_action(ApplyParams(replace(vals, g=edit.PLANETS["Moon"], mass=1.5 * vals.mass)))

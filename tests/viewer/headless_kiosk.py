@@ -14,9 +14,9 @@ pyglet.options["headless"] = True
 
 from pyglet.window import key, mouse  # noqa: E402
 
-from slinky3d.viewer.kiosk import Kiosk, setup_logging  # noqa: E402
-from slinky3d.viewer.kiosk_playlist import load_playlist  # noqa: E402
-from slinky3d.viewer.kiosk_state import ATTRACT, PLAY, first_valid  # noqa: E402
+from slinky3d.viewer.kiosk.exhibit import Kiosk, setup_logging  # noqa: E402
+from slinky3d.viewer.kiosk.playlist import load_playlist  # noqa: E402
+from slinky3d.viewer.kiosk.state import ATTRACT, PLAY, first_valid  # noqa: E402
 
 SIZE = (480, 320)
 

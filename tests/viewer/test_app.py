@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from slinky3d.viewer import keys
+from slinky3d.viewer.app import keys
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.gl

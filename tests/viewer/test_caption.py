@@ -1,12 +1,12 @@
-"""The caption box (viewer/caption.py) and the HUD's phenomena marks: the scene's title
+"""The caption box (viewer/overlay/caption.py) and the HUD's phenomena marks: the scene's title
 and description for a while after it opens, the caption key, the predicted hover time
 (drawn: tests/viewer/test_overlay.py)."""
 
 
 from slinky3d.model import levitation
 from slinky3d.scene import loader
-from slinky3d.viewer.caption import CAPTION_SECONDS, Caption
-from slinky3d.viewer.hud import hover_marks
+from slinky3d.viewer.overlay.caption import CAPTION_SECONDS, Caption
+from slinky3d.viewer.overlay.hud import hover_marks
 
 
 class Clock:

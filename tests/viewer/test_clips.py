@@ -9,7 +9,8 @@ import pytest
 from slinky3d.runtime.commands import Grab, Move, Release, Step, replay
 from slinky3d.runtime.thread import SimThread
 from slinky3d.scene import loader
-from slinky3d.viewer import clips, filming, keys
+from slinky3d.viewer.app import keys
+from slinky3d.viewer.film import clips, filming
 
 pytestmark = pytest.mark.gl
 

@@ -2,14 +2,14 @@
 
 from pathlib import Path
 
-from slinky3d.viewer import keys
+from slinky3d.viewer.app import keys
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_every_key_once_and_every_action_implemented():
     # (that pyglet knows every key name: tests/viewer/test_app.py, with a window)
-    from slinky3d.viewer.window import Viewer
+    from slinky3d.viewer.app.window import Viewer
 
     names = [k for b in keys.BINDINGS for k in b.keys]
     assert len(names) == len(set(names))
@@ -41,7 +41,7 @@ def test_readme_names_every_key():
 
 
 def test_one_key_per_overlay_named_in_its_help():
-    from slinky3d.viewer.phenomena_overlays import OVERLAYS
+    from slinky3d.viewer.marks.phenomena import OVERLAYS
 
     b = next(b for b in keys.BINDINGS if b.action == "overlay")
     assert len(b.keys) == len(OVERLAYS)

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from slinky3d.errors import SceneError
-from slinky3d.viewer.kiosk_playlist import Entry, Playlist, from_dict
-from slinky3d.viewer.kiosk_state import (
+from slinky3d.viewer.kiosk.playlist import Entry, Playlist, from_dict
+from slinky3d.viewer.kiosk.state import (
     ATTRACT,
     CURSOR_HIDE_S,
     PLAY,

@@ -9,15 +9,15 @@ import pytest
 
 from slinky3d import cli
 from slinky3d.errors import SceneError
-from slinky3d.viewer import kiosk
-from slinky3d.viewer.kiosk_playlist import (
+from slinky3d.viewer.kiosk import exhibit
+from slinky3d.viewer.kiosk.playlist import (
     DEFAULT_IDLE,
     default_playlist,
     from_dict,
     load_playlist,
     open_entry,
 )
-from slinky3d.viewer.kiosk_state import check_playlist
+from slinky3d.viewer.kiosk.state import check_playlist
 
 
 def test_the_shipped_playlist_loads_every_scene():
@@ -89,22 +89,22 @@ def test_the_command_fails_in_one_line(capsys, tmp_path):
                        str(tmp_path / "logs"))
     assert rc == 2 and err.count("\n") == 1
     assert err.startswith("slinky3d: error: ") and "no scene of the playlist loads" in err
-    assert "nor-this" in (tmp_path / "logs" / kiosk.LOG_FILE).read_text()  # why, logged
+    assert "nor-this" in (tmp_path / "logs" / exhibit.LOG_FILE).read_text()  # why, logged
 
 
 def test_the_log_rotates(tmp_path, monkeypatch):
-    monkeypatch.setattr(kiosk, "LOG_BYTES", 2000)
-    path = kiosk.setup_logging(tmp_path)
+    monkeypatch.setattr(exhibit, "LOG_BYTES", 2000)
+    path = exhibit.setup_logging(tmp_path)
     log = logging.getLogger("slinky3d.kiosk")
     try:
         for i in range(100):
             log.info("line %d %s", i, "x" * 100)
         names = sorted(p.name for p in tmp_path.iterdir())
-        assert names == ["kiosk.log", *(f"kiosk.log.{k}" for k in range(1, kiosk.LOG_BACKUPS
+        assert names == ["kiosk.log", *(f"kiosk.log.{k}" for k in range(1, exhibit.LOG_BACKUPS
                                                                           + 1))]
         assert path.stat().st_size <= 2000 and "line 99" in path.read_text()
     finally:
-        kiosk.setup_logging(tmp_path / "after")  # the handlers on this test's files closed
+        exhibit.setup_logging(tmp_path / "after")  # the handlers on this test's files closed
 
 
 def test_the_systemd_unit(capsys, tmp_path):

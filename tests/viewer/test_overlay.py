@@ -11,7 +11,7 @@ from shapes import hanging_snapshot
 from slinky3d.runtime.snapshot import Energy
 from slinky3d.scene import edit
 from slinky3d.scene import loader as scene_loader
-from slinky3d.viewer import hud as hud_module
+from slinky3d.viewer.overlay import hud as hud_module
 
 pytestmark = pytest.mark.gl
 W, H = 1280, 720
@@ -54,7 +54,7 @@ class Rig:
 
         from slinky3d.viewer.camera import frame_snapshot
         from slinky3d.viewer.gl.renderer import Renderer
-        from slinky3d.viewer.overlay import Overlay
+        from slinky3d.viewer.overlay.layer import Overlay
         from slinky3d.viewer.stage import stage_for
 
         config = pyglet.gl.Config(double_buffer=True, depth_size=24, major_version=3,
@@ -82,7 +82,7 @@ class Rig:
         return np.frombuffer(data, np.uint8).reshape(H, W, 3)[::-1].copy()
 
     def view(self, **kw):
-        from slinky3d.viewer.overlay import OverlayView
+        from slinky3d.viewer.overlay.layer import OverlayView
 
         d = dict(snapshot=self.snap, time_scale=1.0, fps=60.0, paused=False,
                  energy=Energy(kinetic=0.01, gravity=-0.02, spring=0.03, damping=0.004,
@@ -180,7 +180,7 @@ def energy_rows(n=600):
 
 
 def test_clicks_on_the_panel_become_actions_and_stop_there(rig):
-    from slinky3d.viewer.panel import ApplyParams
+    from slinky3d.viewer.overlay.panel import ApplyParams
 
     rig.frame()
     rects = rig.overlay.panel.rects
@@ -243,7 +243,7 @@ def test_text_field_takes_the_keys(rig):
     rig.window.dispatch_event("on_key_press", pyglet.window.key.G, 0)
     assert ("key", pyglet.window.key.G) in rig.app.events
     # Save scene proposes what was typed.
-    from slinky3d.viewer.panel import SaveScene
+    from slinky3d.viewer.overlay.panel import SaveScene
 
     actions = rig.click(*centre(rig.overlay.panel.rects["Save scene"]))
     assert actions == [SaveScene(rig.overlay.panel.path)]
@@ -294,8 +294,8 @@ def test_hud_words_and_plot_range():
 
 
 def test_help_notice_badge_and_scrubber(rig):
-    from slinky3d.viewer.overlay import ReplayView
-    from slinky3d.viewer.panel import Scrub
+    from slinky3d.viewer.overlay.layer import ReplayView
+    from slinky3d.viewer.overlay.panel import Scrub
 
     before = rig.scene_frame()
     replay = ReplayView(playing=True, speed=1 / 8, t=3.0, t_start=1.0, t_end=11.0)
@@ -319,10 +319,10 @@ def test_help_notice_badge_and_scrubber(rig):
 
 
 def test_the_cached_overlay_looks_as_the_overlay_drawn_directly(rig):
-    """overlay_cache.py draws the overlay into a transparent buffer and lays that over
+    """overlay/cache.py draws the overlay into a transparent buffer and lays that over
     the frame: the same pixels as drawn straight over it (up to 8-bit rounding), and
     again from the buffer on a frame that does not draw the overlay."""
-    from slinky3d.viewer.overlay_cache import OverlayCache
+    from slinky3d.viewer.overlay.cache import OverlayCache
 
     view = rig.view(message="scene saved to somewhere")
     bare = rig.scene_frame()
@@ -345,7 +345,7 @@ def test_the_cached_overlay_looks_as_the_overlay_drawn_directly(rig):
 
 
 def test_disjoint_rectangles_cover_the_union_once():
-    from slinky3d.viewer.overlay_cache import disjoint
+    from slinky3d.viewer.overlay.cache import disjoint
 
     rects = [(10.5, 10, 50, 40), (30, 20, 80, 90.2), (0, 85, 200, 120), (-5, -5, 3, 3)]
     count = np.zeros((100, 150), int)
@@ -364,8 +364,8 @@ def test_the_panel_layer_is_drawn_again_only_when_it_changes(rig):
     different; clicks, slider drags and text still reach the panel through the cache."""
     import pyglet
 
-    from slinky3d.viewer.overlay_cache import REFRESH, OverlayCache
-    from slinky3d.viewer.panel import ApplyParams
+    from slinky3d.viewer.overlay.cache import REFRESH, OverlayCache
+    from slinky3d.viewer.overlay.panel import ApplyParams
 
     left = pyglet.window.mouse.LEFT
     clock = iter(np.arange(1000) * 0.01 * REFRESH)  # input, not time, draws the panel
@@ -447,8 +447,8 @@ def test_the_panel_layer_is_drawn_again_only_when_it_changes(rig):
     frame()
     assert len(rig.overlay.panel.path) == len(path) + 1 and panel.draws > drawn
     # The scrubber asks for a time.
-    from slinky3d.viewer.overlay import ReplayView
-    from slinky3d.viewer.panel import Scrub
+    from slinky3d.viewer.overlay.layer import ReplayView
+    from slinky3d.viewer.overlay.panel import Scrub
 
     replay = ReplayView(playing=False, speed=1 / 8, t=3.0, t_start=1.0, t_end=11.0)
     frame(rig.view(panel=want, replay=replay))
@@ -488,7 +488,7 @@ def test_the_panel_layer_is_drawn_again_only_when_it_changes(rig):
 
 
 def test_caption_at_the_bottom_centre_and_the_hover_mark(rig):
-    from slinky3d.viewer.hud import hover_marks
+    from slinky3d.viewer.overlay.hud import hover_marks
 
     sc = scene_loader.load("levitation")
     view = rig.view(scene=sc, show_panel=False)
@@ -510,8 +510,8 @@ def test_timeline_window_and_the_overlays_section(rig):
     panel's "Overlays" checkboxes become SetOverlay actions; the click, without an audio
     device, is greyed out."""
     from slinky3d.runtime.snapshot import Snapshot
-    from slinky3d.viewer import timeline
-    from slinky3d.viewer.phenomena_overlays import PhenomenaView, SetOverlay
+    from slinky3d.viewer.marks.phenomena import PhenomenaView, SetOverlay
+    from slinky3d.viewer.overlay import timeline
 
     sl = rig.snap.slinkies[0]
     n = sl.N

@@ -15,9 +15,11 @@ from shapes import hanging_snapshot
 from slinky3d.model import chain, static_shape
 from slinky3d.model.params import preset
 from slinky3d.runtime.snapshot import Snapshot
-from slinky3d.viewer import collapse_front, impact_sound, stretch, timeline
-from slinky3d.viewer.free_fall import STRAY_RADII, FreeFall, Parabola, centre_of_mass
-from slinky3d.viewer.phenomena_overlays import PhenomenaOverlays
+from slinky3d.viewer.app import impact_sound
+from slinky3d.viewer.marks import collapse_front, stretch
+from slinky3d.viewer.marks.free_fall import STRAY_RADII, FreeFall, Parabola, centre_of_mass
+from slinky3d.viewer.marks.phenomena import PhenomenaOverlays
+from slinky3d.viewer.overlay import timeline
 
 
 @pytest.fixture(scope="module")
@@ -310,7 +312,7 @@ def test_click_plays_through_a_device_and_a_failing_one_turns_it_off(monkeypatch
 
 # -- the window's side ---------------------------------------------------------------
 class _App(PhenomenaOverlays):
-    """The window's side of phenomena_overlays.PhenomenaOverlays, without a window."""
+    """The window's side of phenomena.PhenomenaOverlays, without a window."""
 
     def __init__(self, history):
         self.history = history
@@ -324,7 +326,7 @@ class _App(PhenomenaOverlays):
 
 def test_timeline_view_from_the_history_or_from_the_frames_shown():
     from slinky3d.runtime.history import History
-    from slinky3d.viewer.phenomena_overlays import TIMELINE_PERIOD
+    from slinky3d.viewer.marks.phenomena import TIMELINE_PERIOD
 
     n = hanging_snapshot("plastic").slinkies[0].N
     contacts = np.random.default_rng(2).random((30, n)) < 0.4
@@ -349,7 +351,7 @@ def test_timeline_view_from_the_history_or_from_the_frames_shown():
 
 
 def test_the_click_key_without_audio_says_so(monkeypatch):
-    from slinky3d.viewer import impact_sound as sound_module
+    from slinky3d.viewer.app import impact_sound as sound_module
 
     app = _App(None)
     monkeypatch.setattr(sound_module.ImpactSound, "_open",

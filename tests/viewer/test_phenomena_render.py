@@ -11,10 +11,11 @@ from shapes import hanging_snapshot
 
 from slinky3d.runtime.snapshot import Snapshot
 from slinky3d.scene.look import CameraHint, Look
-from slinky3d.viewer import collapse_front, helix, stretch
-from slinky3d.viewer import phenomena_overlays as PHENOMENA
-from slinky3d.viewer.free_fall import centre_of_mass
-from slinky3d.viewer.phenomena_overlays import PhenomenaOverlays
+from slinky3d.viewer import helix
+from slinky3d.viewer.marks import collapse_front, stretch
+from slinky3d.viewer.marks import phenomena as PHENOMENA
+from slinky3d.viewer.marks.free_fall import centre_of_mass
+from slinky3d.viewer.marks.phenomena import PhenomenaOverlays
 from slinky3d.viewer.stage import Stage
 
 pytestmark = pytest.mark.gl

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from shapes import hanging_snapshot
 
-from slinky3d.viewer import picking
+from slinky3d.viewer.app import picking
 from slinky3d.viewer.camera import frame_snapshot
 
 SIZE = (640, 360)

@@ -1,4 +1,4 @@
-"""The HUD's sweep plot (viewer/response.py): the lock-in amplitude, and the resonance
+"""The HUD's sweep plot (viewer/overlay/response.py): the lock-in amplitude, and the resonance
 it shows in the `resonance` scene."""
 
 import math
@@ -9,9 +9,9 @@ import pytest
 from slinky3d.output.recording import record
 from slinky3d.scene import loader
 from slinky3d.scene.spec import Motion
-from slinky3d.viewer.response import Response, driven
+from slinky3d.viewer.overlay.response import Response, driven
 
-HUD_RATE = 10.0  # Hz: the HUD samples the snapshot this often (overlay_cache.REFRESH)
+HUD_RATE = 10.0  # Hz: the HUD samples the snapshot this often (overlay/cache.py REFRESH)
 
 
 def test_lock_in_measures_the_amplitude_at_the_drive_frequency_from_slow_samples():

@@ -78,7 +78,7 @@ VIEWER_SCRIPT = r"""
 import json, pyglet
 from pyglet.window import key, mouse
 from slinky3d.scene.loader import load
-from slinky3d.viewer.window import Viewer
+from slinky3d.viewer.app.window import Viewer
 from slinky3d.runtime.snapshot import Snapshot
 
 class Still:  # a source that never moves

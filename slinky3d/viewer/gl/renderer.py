@@ -134,7 +134,7 @@ class Renderer:
         `props`) for this frame only (the hover marker, the side view's bars);
         helices=False leaves the coils out (the side view draws bars instead).
         `tints`: per Slinky, None or (N, 4) per half hoop: a display colour and how much
-        of it replaces the material's colour (0..1), e.g. viewer/stretch.py's.
+        of it replaces the material's colour (0..1), e.g. viewer/marks/stretch.py's.
         `marks`: mesh triangles like `extra` drawn in the main pass only: they cast no
         shadow and leave the shadow's fit alone (a parabola down to the floor would
         widen it, and the shadowed floor with it).

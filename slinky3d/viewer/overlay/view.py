@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from slinky3d.runtime.snapshot import Energy, Snapshot
-from slinky3d.viewer import keys
-from slinky3d.viewer.overlay import OverlayView, ReplayView
+from slinky3d.viewer.app import keys
+from slinky3d.viewer.overlay.layer import OverlayView, ReplayView
 
 NOTICE_COMPILING = "preparing the physics (first run only)"
 NOTICE_AFTER = 0.3  # wall s without a first step before the notice shows

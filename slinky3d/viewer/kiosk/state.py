@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from slinky3d.errors import SlinkyError
 from slinky3d.scene.spec import Scene
-from slinky3d.viewer.kiosk_playlist import Entry, Playlist, open_entry
+from slinky3d.viewer.kiosk.playlist import Entry, Playlist, open_entry
 
 ATTRACT, PLAY = "attract", "play"
 REPLAY_LEAD = 0.3  # simulated s before a drop that its replay starts at

@@ -5,7 +5,7 @@ playlist's scenes with their captions until a visitor touches the mouse or a key
 the app's own controls; a slow-motion replay after each drop; back to the loop after
 the playlist's idle time. The only way out is the exit chord: Esc, F11, the window's
 close button and the keys that would open files (screenshot, clips, saving a scene) do
-nothing. The logic is kiosk_state.Attendant's; this is its window.
+nothing. The logic is state.Attendant's; this is its window.
 
 It runs for months: a solver fault puts the scene back, a roll-back is logged, a GL
 error (a lost context) recreates the GL objects and goes on, a playlist scene that no
@@ -35,10 +35,11 @@ from slinky3d.runtime.notify import Notifier
 from slinky3d.runtime.thread import SimThread
 from slinky3d.scene.look import CameraHint, Look
 from slinky3d.scene.spec import Scene
-from slinky3d.viewer import keys
-from slinky3d.viewer.instant_replay import Replay
-from slinky3d.viewer.kiosk_playlist import Playlist, caption_of, load_playlist
-from slinky3d.viewer.kiosk_state import (
+from slinky3d.viewer.app import keys
+from slinky3d.viewer.app.instant_replay import Replay
+from slinky3d.viewer.app.window import FONT_PX, Viewer
+from slinky3d.viewer.kiosk.playlist import Playlist, caption_of, load_playlist
+from slinky3d.viewer.kiosk.state import (
     ATTRACT,
     Attendant,
     EndReplay,
@@ -52,7 +53,6 @@ from slinky3d.viewer.kiosk_state import (
     check_playlist,
     first_valid,
 )
-from slinky3d.viewer.window import FONT_PX, Viewer
 
 log = logging.getLogger("slinky3d.kiosk")
 
@@ -97,7 +97,7 @@ class Kiosk(Viewer):
         hint = scene.camera if isinstance(scene.camera, CameraHint) else CameraHint()
         super().__init__(scene, look, hint, size, quality=quality, max_frames=max_frames,
                          save_frame=save_frame, source=source or KioskThread(scene))
-        from slinky3d.viewer.kiosk_caption import Caption
+        from slinky3d.viewer.kiosk.caption import Caption
 
         self.quality = quality
         self.playlist = playlist
@@ -262,7 +262,7 @@ class Kiosk(Viewer):
         pass
 
     def do_action(self, action) -> None:
-        from slinky3d.viewer.panel import SaveScene
+        from slinky3d.viewer.overlay.panel import SaveScene
 
         if isinstance(action, SaveScene):
             self.say("saving scenes is off in the kiosk")
@@ -316,7 +316,7 @@ class Kiosk(Viewer):
         swap: a lost context raises there too) is handled as a failed frame."""
         import pyglet
 
-        from slinky3d.viewer.window import FRAME_INTERVAL
+        from slinky3d.viewer.app.window import FRAME_INTERVAL
 
         try:
             super()._pace(dt)
@@ -393,9 +393,9 @@ class Kiosk(Viewer):
         import moderngl
 
         from slinky3d.viewer.gl.renderer import Renderer
-        from slinky3d.viewer.kiosk_caption import Caption
-        from slinky3d.viewer.overlay import Overlay
-        from slinky3d.viewer.overlay_cache import OverlayCache
+        from slinky3d.viewer.kiosk.caption import Caption
+        from slinky3d.viewer.overlay.cache import OverlayCache
+        from slinky3d.viewer.overlay.layer import Overlay
 
         self._gl_failures += 1
         self.gl_recoveries += 1

@@ -1,5 +1,5 @@
 """The app's input: the mouse (hover, grab, orbit, pan, zoom), the keys' actions
-(viewer/keys.py: key_ACTION for each binding, the held base's drive) and the panel's
+(viewer/app/keys.py: key_ACTION for each binding, the held base's drive) and the panel's
 actions (panel.ApplyParams, SaveScene, Scrub, ClosePanel).
 
 A mixin of the window (window.Viewer), which provides the pyglet `window`, the
@@ -19,8 +19,8 @@ import numpy as np
 
 from slinky3d.runtime import commands
 from slinky3d.runtime.snapshot import Snapshot
-from slinky3d.viewer import keys, picking
-from slinky3d.viewer.panel import ApplyParams, ClosePanel, SaveScene, Scrub
+from slinky3d.viewer.app import keys, picking
+from slinky3d.viewer.overlay.panel import ApplyParams, ClosePanel, SaveScene, Scrub
 
 
 class Controls:

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from slinky3d.runtime import commands
 from slinky3d.runtime.snapshot import Snapshot
-from slinky3d.viewer import keys
-from slinky3d.viewer.overlay import ReplayView
+from slinky3d.viewer.app import keys
+from slinky3d.viewer.overlay.layer import ReplayView
 
 
 @dataclass

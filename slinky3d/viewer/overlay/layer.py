@@ -46,15 +46,15 @@ from typing import Any
 
 from slinky3d.runtime.snapshot import Energy, Snapshot
 from slinky3d.scene.edit import PanelValues
-from slinky3d.viewer import timeline
-from slinky3d.viewer.hud import WINDOW as HUD
-from slinky3d.viewer.hud import Hud, scale_text
-from slinky3d.viewer.overlay_input import OverlayInput
-from slinky3d.viewer.panel import Action, Panel
+from slinky3d.viewer.overlay import timeline
+from slinky3d.viewer.overlay.hud import WINDOW as HUD
+from slinky3d.viewer.overlay.hud import Hud, scale_text
+from slinky3d.viewer.overlay.input import OverlayInput
+from slinky3d.viewer.overlay.panel import Action, Panel
 
 FONT = "Roboto/Roboto-Regular.ttf"  # in imgui-bundle's fonts; its default font is 13 px
 NOTICE_SIZE = 1.6  # the centre notice and the replay badge, in font sizes
-# The overlay's layers, bottom to top (overlay_cache.py caches each apart): the HUD, whose
+# The overlay's layers, bottom to top (overlay/cache.py caches each apart): the HUD, whose
 # figures change ten times a second, and the rest (the panel, popups, help, notice,
 # badge), which changes only when something is done to it.
 LAYERS = ("hud", "panel")
@@ -96,7 +96,7 @@ class OverlayView:
     # the first account the overlay saw since the simulated time last went back.
     energy_start: Energy | None = None
     scene: Any = None  # the scene shown (the HUD's caption, levitation mark, sweep plot)
-    # The overlays' toggles and the contact timeline (phenomena_overlays.PhenomenaView).
+    # The overlays' toggles and the contact timeline (phenomena.PhenomenaView).
     phenomena: Any = None
 
 
@@ -161,7 +161,7 @@ class Overlay:
         asked for, in the order to carry it out.
 
         premultiplied: into a transparent buffer, to be laid over frames later
-        (overlay_cache.py): colours come out premultiplied by their alpha, and the alpha
+        (overlay/cache.py): colours come out premultiplied by their alpha, and the alpha
         is the overlay's coverage. `rects` then holds the screen rectangles it drew in
         (framebuffer pixels, x0, y0, x1, y1 with y up)."""
         actions = self.build(view)

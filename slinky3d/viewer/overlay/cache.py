@@ -25,7 +25,7 @@ import moderngl
 import numpy as np
 
 from slinky3d.viewer.gl.programs import program
-from slinky3d.viewer.overlay import LAYERS, OverlayView
+from slinky3d.viewer.overlay.layer import LAYERS, OverlayView
 
 REFRESH = 0.1  # s between redraws of an unchanged overlay (HUD figures at 10 Hz)
 

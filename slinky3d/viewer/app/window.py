@@ -1,7 +1,7 @@
 """The interactive app's pyglet window and its draw loop: plays a scene from the solver
 thread, draws the 3D picture (gl/renderer.py) and the overlay (overlay.py: HUD and
 panel) at a paced frame rate, quits cleanly. The mouse and keys are controls.py's, the
-instant replay instant_replay.py's, what the overlay shows overlay_view.py's.
+instant replay app/instant_replay.py's, what the overlay shows overlay/view.py's.
 
 The UI thread never waits on the solver: it sends commands (runtime/commands.py) and
 draws the newest pair of published snapshots, interpolated.
@@ -20,14 +20,15 @@ from slinky3d.errors import SlinkyError
 from slinky3d.runtime import commands
 from slinky3d.runtime.snapshot import Snapshot, lerp
 from slinky3d.scene.look import CameraHint, Look
-from slinky3d.viewer import coupling, keys, picking
-from slinky3d.viewer.clips import Clips
-from slinky3d.viewer.controls import Controls
-from slinky3d.viewer.instant_replay import InstantReplay
-from slinky3d.viewer.overlay import Overlay, OverlayView
-from slinky3d.viewer.overlay_cache import OverlayCache
-from slinky3d.viewer.overlay_view import OverlayViewAssembly, total_energy
-from slinky3d.viewer.phenomena_overlays import PhenomenaOverlays
+from slinky3d.viewer import coupling
+from slinky3d.viewer.app import keys, picking
+from slinky3d.viewer.app.controls import Controls
+from slinky3d.viewer.app.instant_replay import InstantReplay
+from slinky3d.viewer.film.clips import Clips
+from slinky3d.viewer.marks.phenomena import PhenomenaOverlays
+from slinky3d.viewer.overlay.cache import OverlayCache
+from slinky3d.viewer.overlay.layer import Overlay, OverlayView
+from slinky3d.viewer.overlay.view import OverlayViewAssembly, total_energy
 
 MESSAGE_S = 5.0  # wall s a message stays up
 FONT_PX = 22  # the overlay's font: readable from a metre away on a laptop
@@ -53,8 +54,8 @@ def pictures_dir() -> Path:
 class Viewer(PhenomenaOverlays, Controls, InstantReplay, Clips, OverlayViewAssembly):
     """One window showing one scene (and the scenes the user opens from it): its input
     in controls.py, the instant replay in instant_replay.py, clips in clips.py, what the
-    overlay shows in overlay_view.py, the centre of mass, collapse front, timeline,
-    stretch colours and click in phenomena_overlays.py."""
+    overlay shows in overlay/view.py, the centre of mass, collapse front, timeline,
+    stretch colours and click in marks/phenomena.py."""
 
     def __init__(self, scene, look: Look, hint: CameraHint, size: tuple[int, int],
                  quality: str = "auto", max_frames: int = 0, save_frame: Path | None = None,

@@ -15,8 +15,8 @@ from typing import Any
 from slinky3d.model.params import PRESETS
 from slinky3d.scene.edit import PLANETS, PanelValues, with_preset
 from slinky3d.scene.spec import CONTACT_LAWS
-from slinky3d.viewer.hud import window_rect
-from slinky3d.viewer.phenomena_overlays import SetOverlay, panel_section
+from slinky3d.viewer.marks.phenomena import SetOverlay, panel_section
+from slinky3d.viewer.overlay.hud import window_rect
 
 
 @dataclass(frozen=True)
@@ -200,7 +200,7 @@ class Panel:
         lo, hi = replay.t_start, max(replay.t_end, replay.t_start + 1e-6)
         # Following live play the knob stays at the right end and says so: the panel
         # then looks the same from frame to frame (and is not drawn again, see
-        # overlay_cache.py); the HUD shows the time.
+        # overlay/cache.py); the HUD shows the time.
         live = not paused and not replay.playing and replay.t >= replay.t_end
         changed, t = imgui.slider_float("##scrub", replay.t, lo, hi,
                                         "live" if live else "t = %.3f s")

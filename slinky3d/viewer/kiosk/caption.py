@@ -25,7 +25,7 @@ MAX_LINES = 6  # of the caption's paragraph; more is cut with an ellipsis
 
 
 def _font(px: int) -> Any:
-    from slinky3d.viewer.overlay import _font_path  # the overlay's font: one look
+    from slinky3d.viewer.overlay.layer import _font_path  # the overlay's font: one look
 
     path = _font_path()
     try:

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from slinky3d.runtime.snapshot import Snapshot
-from slinky3d.viewer.collapse_front import fronts
+from slinky3d.viewer.marks.collapse_front import fronts
 
 SECONDS = 1.5  # simulated s shown (a drop collapses in 0.2-0.3 s)
 COLUMNS = 200  # time columns at most

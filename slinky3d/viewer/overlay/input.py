@@ -1,7 +1,7 @@
 """The overlay's pyglet event handlers: pushed onto the window above the app's, they pass
 each event to imgui's backend and stop those the overlay takes (a click on the panel, a
 key in a text field), and count those that may change what it shows (Overlay.inputs:
-a cached overlay is then drawn again, overlay_cache.py).
+a cached overlay is then drawn again, overlay/cache.py).
 """
 
 from __future__ import annotations

@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from slinky3d.runtime.session import Session
-from slinky3d.viewer.filming import BackgroundFilm, Shot, clip_path
-from slinky3d.viewer.keys import CLIP_KEEP
+from slinky3d.viewer.app.keys import CLIP_KEEP
+from slinky3d.viewer.film.filming import BackgroundFilm, Shot, clip_path
 
 CLIP_SHOT = Shot(size=(1920, 1080), fps=60, quality="gpu")  # the full-quality look
 

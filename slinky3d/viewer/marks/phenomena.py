@@ -22,9 +22,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from slinky3d.runtime.snapshot import Snapshot
-from slinky3d.viewer import collapse_front, coupling, stretch, timeline
-from slinky3d.viewer.free_fall import FreeFall, Parabola, centre_of_mass
-from slinky3d.viewer.impact_sound import ImpactSound
+from slinky3d.viewer import coupling
+from slinky3d.viewer.app.impact_sound import ImpactSound
+from slinky3d.viewer.marks import collapse_front, stretch
+from slinky3d.viewer.marks.free_fall import FreeFall, Parabola, centre_of_mass
+from slinky3d.viewer.overlay import timeline
 
 # (name, the panel's label), in the order of the keys of keys.py's "overlay" binding.
 OVERLAYS: tuple[tuple[str, str], ...] = (

@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from slinky3d.runtime.snapshot import Energy
-from slinky3d.viewer.caption import Caption
-from slinky3d.viewer.response import Response, driven
+from slinky3d.viewer.overlay.caption import Caption
+from slinky3d.viewer.overlay.response import Response, driven
 
 # (label, colour) of each bar, in the order drawn; colours as PhET's energy bars.
 BARS: tuple[tuple[str, tuple[float, float, float]], ...] = (
@@ -167,7 +167,7 @@ class Hud:
         imgui.set_next_window_pos((pad, pad))
         imgui.set_next_window_bg_alpha(HUD_ALPHA)
         imgui.begin(WINDOW, None, flags)
-        # Under every other window, as overlay_cache.py lays its layers over each other.
+        # Under every other window, as overlay/cache.py lays its layers over each other.
         imgui.internal.bring_window_to_display_back(imgui.internal.get_current_window())
         self._text(view, imgui)
         if view.energy is not None:
@@ -286,7 +286,7 @@ class Hud:
         imgui.pop_font()
 
     def _response_plot(self, i: int, response: Response, imgui: Any, implot: Any) -> None:
-        """The bottom end's amplitude against the driving frequency (viewer/response.py)."""
+        """The bottom end's amplitude against the driving frequency (viewer/overlay/response.py)."""
         flags = (implot.Flags_.no_title | implot.Flags_.no_legend | implot.Flags_.no_menus
                  | implot.Flags_.no_box_select | implot.Flags_.no_mouse_text)
         imgui.push_font(None, 0.7 * self.px)

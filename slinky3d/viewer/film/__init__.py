@@ -1,0 +1,1 @@
+"""Films made off screen, frame by frame: `slinky3d record` and the app's clips."""

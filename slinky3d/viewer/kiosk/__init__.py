@@ -1,0 +1,1 @@
+"""The app as an unattended exhibit: its logic, playlist, caption and run."""
