@@ -96,13 +96,21 @@ def run(args: argparse.Namespace, size: tuple[int, int]) -> int:
     from pyglet.window import mouse
 
     from slinky3d.runtime.simulation import Simulation
+    from slinky3d.runtime.thread import SimThread
     from slinky3d.scene.loader import load
     from slinky3d.viewer.app.window import Viewer
 
     sc = load(SCENE)
     Simulation(sc).step(1)  # the kernels compiled (or loaded from the cache) beforehand
-    v = Viewer(sc, sc.look, sc.camera, size, quality=args.quality)
-    v.show_panel = True  # HUD and panel, as the target asks
+    solver = SimThread(sc)
+    v = Viewer(sc, sc.look, sc.camera, size, quality=args.quality, source=solver)
+    v.ui.show_panel = True
+
+    def solver_id() -> int:
+        t = solver._thread
+        assert t is not None and t.native_id is not None, "the solver thread runs"
+        return t.native_id
+  # HUD and panel, as the target asks
     w = v.window
     draws: list[tuple[float, float]] = []  # (start, end) of each on_draw, perf_counter s
     inner = v.on_draw
@@ -123,20 +131,20 @@ def run(args: argparse.Namespace, size: tuple[int, int]) -> int:
             state["t0"] = now
         el = now - state["t0"]
         if state["phase"] == "warm" and el >= WARM_S:
-            sl = v._shown.slinkies[0]
+            sl = v.shown.slinkies[0]
             px = v.camera.project(np.r_[sl.ends[-1], 0.0][None], w.width, w.height)[0]
             state["xy"] = (float(px[0]), float(w.height - px[1]))
             w.dispatch_event("on_mouse_motion", *state["xy"], 0, 0)
             w.dispatch_event("on_mouse_press", *state["xy"], mouse.LEFT, 0)
-            state.update(phase="drag", start=now, last=state["xy"], snap0=v._shown.t,
-                         solver=thread_cpu(v.source._thread.native_id),
+            state.update(phase="drag", start=now, last=state["xy"], snap0=v.shown.t,
+                         solver=thread_cpu(solver_id()),
                          ui=thread_cpu(ui_tid), n0=len(draws))
         elif state["phase"] == "drag":
             s = now - state["start"]
             if s >= args.seconds:
                 w.dispatch_event("on_mouse_release", *state["last"], mouse.LEFT, 0)
-                state.update(phase="done", end=now, snap1=v._shown.t,
-                             solver=thread_cpu(v.source._thread.native_id) - state["solver"],
+                state.update(phase="done", end=now, snap1=v.shown.t,
+                             solver=thread_cpu(solver_id()) - state["solver"],
                              ui=thread_cpu(ui_tid) - state["ui"], n1=len(draws))
                 pyglet.clock.schedule_once(lambda dt: w.close(), 0.2)
                 return
@@ -166,7 +174,7 @@ def run(args: argparse.Namespace, size: tuple[int, int]) -> int:
         "real_time_factor": (state["snap1"] - state["snap0"]) / wall,
         "solver_thread_core_share": state["solver"] / wall,
         "ui_thread_core_share": state["ui"] / wall,
-        "rollbacks": v._shown.rollbacks,
+        "rollbacks": v.shown.rollbacks,
     }
     fi, dr = figures["frame_interval"], figures["draw"]
     print(f"{SCENE} {size[0]}x{size[1]}, {figures['quality']} on {figures['renderer']}: "

@@ -70,16 +70,16 @@ def main() -> int:
     k = Kiosk(playlist, first, size, fullscreen=False, quality=args.quality)
     visitor = Visitor(k, np.random.default_rng(args.seed))
     visitor.next_change = time.perf_counter() + 20.0  # the attract loop first
-    w = k.window
+    w = k.app.window
     draws: list[tuple[float, float]] = []
-    inner = k.on_draw
+    inner = k.app.on_draw
 
     def timed_draw() -> None:
         t0 = time.perf_counter()
         inner()
         draws.append((t0, time.perf_counter()))
 
-    w.remove_handlers(on_draw=k.on_draw)
+    w.remove_handlers(on_draw=k.app.on_draw)
     w.push_handlers(on_draw=timed_draw)
     state: dict = {"t0": None, "warm": None, "losses": 0, "rss": []}
 
@@ -102,7 +102,7 @@ def main() -> int:
         if el >= args.seconds:
             state["end"] = (el, len(draws), *rss_mb())
             pyglet.clock.unschedule(script)
-            k.quit()
+            k.app.quit()
 
     pyglet.clock.schedule(script)
     k.run()
@@ -115,8 +115,8 @@ def main() -> int:
     starts = [a for a, _ in frames]
     a = k.attendant
     figures = {
-        "seconds": el_e, "size": list(size), "quality": k.renderer.quality.name,
-        "renderer": k.ctx.info["GL_RENDERER"], "frames": len(draws),
+        "seconds": el_e, "size": list(size), "quality": k.app.renderer.quality.name,
+        "renderer": k.app.ctx.info["GL_RENDERER"], "frames": len(draws),
         "fps": (len(frames) - 1) / (starts[-1] - starts[0]),
         "frame_interval": percentiles(np.diff(starts)),
         "draw": percentiles([b - a for a, b in frames]),

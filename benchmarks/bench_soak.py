@@ -166,10 +166,10 @@ def main() -> int:
     source = lockstep_source(first[1], budget=not args.compute_all)
     k = Kiosk(playlist, first, size, fullscreen=False, source=source)
     # The scenes the kiosk opens run in this same thread (Load replaces its simulation).
-    assert isinstance(k.source, kiosk_module.KioskThread)
-    k.window._enable_event_queue = False
-    k._started = 0.0
-    k.source.start()
+    assert isinstance(k.app.source, kiosk_module.KioskThread)
+    k.app.window._enable_event_queue = False
+    k.app.views.started = 0.0
+    k.app.source.start()
     a = k.attendant
     visitor = Visitor(k, np.random.default_rng(args.seed))
     visitor.next_change = 60.0  # the attract loop first
@@ -196,7 +196,7 @@ def main() -> int:
     # the tour's visitor: its visits outlast VISIT_S, so it plays until the tour moves on
     guest = Visitor(k, np.random.default_rng(args.seed + 1), visit=(2 * VISIT_S, 2 * VISIT_S),
                     keys=STAYING)
-    while clock.now < total and k.window.context is not None:
+    while clock.now < total and k.app.window.context is not None:
         clock.now += dt
         if tour_at <= clock.now:
             tour_at, tour_next = math.inf, clock.now
@@ -209,7 +209,7 @@ def main() -> int:
             if phase == "untouched":
                 visitor.touch()  # play mode: no attract timer moves on
                 k.open_entry(i, attract=False)
-                k._set_scale(0)
+                k.app.set_scale(0)
                 tour_next = clock.now + TOUR_S
             elif phase == "visit":
                 guest.next_change = clock.now  # comes now, stays till the next phase
@@ -222,7 +222,7 @@ def main() -> int:
         elif not phase:
             visitor.step(clock.now)
         source.advance(dt)
-        k.window.dispatch_event("on_draw")
+        k.app.window.dispatch_event("on_draw")
         frames += 1
         if k.upkeep.collections != collected:
             # The same state after every opening of an entry: its scene loaded, the
@@ -242,7 +242,7 @@ def main() -> int:
                       flush=True)
     wall = time.perf_counter() - wall0
     ended = clock.now >= total - dt / 2  # not closed before the end
-    k.quit()
+    k.app.quit()
     gc.collect()
     end, peak = rss_mb()
     # The baseline: the peak of the warm-up's last two thirds (every scene opened, the
@@ -280,7 +280,7 @@ def main() -> int:
         "budget": not args.compute_all, "dropped_sim_s": source.dropped,
         "context_losses": losses, "gl_recoveries": k.gl_recoveries,
         "frame_errors": k.frame_errors, "exit_code": k.exit_code,
-        "command_log": len(k.source.log),
+        "command_log": len(k.app.source.log),
         "rss_minute_peaks": [[m, round(minutes[m], 1)] for m in ms[::5]],
         "settled_readings": len(settled), "settled_growth_mb": settled_growth,
         "settled_growth_by_entry_mb": {n: round(d, 1) for n, d in sorted(changes.items())},

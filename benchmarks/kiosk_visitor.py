@@ -75,7 +75,7 @@ class Visitor:
             return
         s = now - g.start
         if g.kind in ("drag", "orbit"):
-            w, h = self.k.window.width, self.k.window.height
+            w, h = self.k.app.window.width, self.k.app.window.height
             x = g.xy[0] + 0.2 * w * math.sin(2 * math.pi * 0.4 * s)
             y = g.xy[1] + 0.15 * h * math.sin(2 * math.pi * 0.6 * s)
             lx, ly = g.last
@@ -101,10 +101,10 @@ class Visitor:
         kind = self._pick(GESTURES)
         g = Gesture(kind, now, float(self.rng.uniform(0.5, 4.0)))
         self.gestures += 1
-        w = self.k.window
+        w = self.k.app.window
         if kind == "drag":
-            sl = self.k._shown.slinkies[0]
-            px = self.k.camera.project(np.r_[sl.ends[-1], 0.0][None], w.width, w.height)[0]
+            sl = self.k.app.shown.slinkies[0]
+            px = self.k.app.camera.project(np.r_[sl.ends[-1], 0.0][None], w.width, w.height)[0]
             g.xy = g.last = (float(px[0]), float(w.height - px[1]))
             self._dispatch("on_mouse_motion", *g.xy, 1, 1)
             self._dispatch("on_mouse_press", *g.xy, self.mouse.LEFT, 0)
@@ -130,5 +130,5 @@ class Visitor:
             self._dispatch("on_key_release", getattr(self.key, g.key), 0)
 
     def _dispatch(self, name: str, *args) -> None:
-        if self.k.window.context is not None:
-            self.k.window.dispatch_event(name, *args)
+        if self.k.app.window.context is not None:
+            self.k.app.window.dispatch_event(name, *args)

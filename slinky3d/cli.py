@@ -362,15 +362,15 @@ def cmd_screenshot(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from slinky3d.viewer import jobs
+    from slinky3d.viewer.app import play  # pyglet: only for the commands with a window
 
-    return jobs.run(args)
+    return play.run(args)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from slinky3d.viewer import jobs
+    from slinky3d.viewer.app import play  # pyglet: only for the commands with a window
 
-    return jobs.replay(args)
+    return play.replay(args)
 
 
 def cmd_kiosk(args: argparse.Namespace) -> int:

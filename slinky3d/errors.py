@@ -6,6 +6,13 @@ def one_line(text: str) -> str:
     return text.replace("\r", "\\r").replace("\n", "\\n")
 
 
+def error_line(e: BaseException) -> str:
+    """An exception as one line for a log or a status: its type and its message, white
+    space folded."""
+    text = " ".join(str(e).split())
+    return f"{type(e).__name__}: {text}" if text else type(e).__name__
+
+
 class SlinkyError(Exception):
     """Base of the errors the command line prints as one line (exit status 2)."""
 

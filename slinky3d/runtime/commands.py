@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, SupportsIndex
 
 from slinky3d.dynamics.hand import DRIVE_SPEED
+from slinky3d.errors import error_line
 from slinky3d.runtime.simulation import Simulation
 from slinky3d.scene.spec import Scene
 
@@ -161,11 +162,6 @@ PACING_COMMANDS = (Pause, Resume, TogglePause, Step, TimeScale)
 LogEntry = tuple[int, Command | Fault]
 
 
-def one_line(e: BaseException) -> str:
-    text = " ".join(str(e).split())
-    return f"{type(e).__name__}: {text}" if text else type(e).__name__
-
-
 # -- applying commands to a Simulation (shared by the thread and replay) -------------
 def _index(v: object, n: int, what: str) -> tuple[int, str]:
     try:
@@ -257,7 +253,7 @@ def apply(sim: Simulation, cmd: object, h: float | None = None) -> tuple[Simulat
         elif isinstance(cmd, Load):
             return Simulation(cmd.scene, h), ""
     except Exception as e:  # noqa: BLE001 - a bad command must not end the thread
-        return sim, f"{type(cmd).__name__.lower()} failed: {one_line(e)}"
+        return sim, f"{type(cmd).__name__.lower()} failed: {error_line(e)}"
     if why:  # refused by the Slinky's state (e.g. no held end to drive)
         return sim, f"{type(cmd).__name__.lower()} ignored: {why}"
     return sim, ""
@@ -284,7 +280,7 @@ def advance(sim: Simulation, n: int) -> tuple[int, str]:
             sim.step(1)
     except Exception as e:  # noqa: BLE001 - reported, never raised into the UI
         restore(sim, cp)
-        return called, one_line(e)
+        return called, error_line(e)
     return n, ""
 
 

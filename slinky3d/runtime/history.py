@@ -12,6 +12,7 @@ import bisect
 import math
 import threading
 from collections import deque
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -97,14 +98,19 @@ class History:
         return lerp(r[i - 1], r[i], t)
 
     def energy_rows(self, slinky: int | None = None) -> np.ndarray:
-        """(n, 6) rows of ENERGY_COLUMNS: each recorded snapshot's time and energy
-        account (J) of Slinky `slinky`, or summed over all Slinkies (None). Snapshots
-        without an account are left out."""
-        rows = []
-        for s in self.snapshots():
-            parts = s.slinkies if slinky is None else s.slinkies[slinky:slinky + 1]
-            es = [p.energy for p in parts]
-            if not es or any(e is None for e in es):
-                continue
-            rows.append((s.t, *(sum(getattr(e, k) for e in es) for k in ENERGY_COLUMNS[1:])))
-        return np.array(rows, dtype=float).reshape(-1, len(ENERGY_COLUMNS))
+        """`energy_rows` of every recorded snapshot."""
+        return energy_rows(self.snapshots(), slinky)
+
+
+def energy_rows(snaps: Iterable[Snapshot], slinky: int | None = None) -> np.ndarray:
+    """(n, 6) rows of ENERGY_COLUMNS: each snapshot's time and energy account (J) of
+    Slinky `slinky`, or summed over all Slinkies (None). Snapshots without an account
+    are left out."""
+    rows = []
+    for s in snaps:
+        parts = s.slinkies if slinky is None else s.slinkies[slinky:slinky + 1]
+        es = [p.energy for p in parts]
+        if not es or any(e is None for e in es):
+            continue
+        rows.append((s.t, *(sum(getattr(e, k) for e in es) for k in ENERGY_COLUMNS[1:])))
+    return np.array(rows, dtype=float).reshape(-1, len(ENERGY_COLUMNS))

@@ -16,6 +16,7 @@ from collections import deque
 from collections.abc import MutableSequence
 from dataclasses import dataclass, replace
 
+from slinky3d.errors import error_line
 from slinky3d.runtime.commands import (
     PACING_COMMANDS,
     SCALE_MAX,
@@ -35,7 +36,6 @@ from slinky3d.runtime.commands import (
     apply,
     bad_target,
     checkpoint,
-    one_line,
     restore,
 )
 from slinky3d.runtime.history import History
@@ -157,7 +157,7 @@ class SimThread:
             try:
                 self._loop()
             except Exception as e:  # noqa: BLE001 - last resort: stay up, paused
-                self.error = f"solver thread: {one_line(e)}"
+                self.error = f"solver thread: {error_line(e)}"
                 self.status = self.error + "; paused"
                 self._paused = True
                 time.sleep(0.05)  # if publishing fails too, do not spin
@@ -320,7 +320,7 @@ class SimThread:
             cur = self._snap(self._steps + called)
         except Exception as e:  # noqa: BLE001 - report, keep running paused
             restore(sim, cp)
-            msg = one_line(e)
+            msg = error_line(e)
             self._record(Fault(msg, called))
             self.error = f"solver raised at step {self._steps + called}: {msg}"
             self.status = self.error + "; state put back, paused"

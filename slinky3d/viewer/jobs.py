@@ -1,5 +1,7 @@
-"""The viewer's two jobs: `screenshot` (one frame, headless, to a PNG) and `run` (the
-scene played in a window). slinky3d.cli declares their options and calls them."""
+"""The viewer's headless job `screenshot` (one frame to a PNG), and what every job of the
+viewer shares: its options (--size, --camera, --at) and the check for a display.
+slinky3d.cli declares the options and calls the jobs; the window's jobs are
+app/play.py's."""
 
 from __future__ import annotations
 
@@ -68,7 +70,7 @@ def parse_time(text: str) -> float:
     return t
 
 
-def _look_and_hint(sc, args):
+def look_and_hint(sc, args):
     from slinky3d.scene.look import Look
 
     look = sc.look if isinstance(sc.look, Look) else Look()
@@ -90,7 +92,7 @@ def screenshot(args: argparse.Namespace) -> int:
     if t > 0:
         sim.advance_to(t)
     snap = sim.snapshot()
-    look, hint = _look_and_hint(sc, args)
+    look, hint = look_and_hint(sc, args)
     img, info = render_image(snap, look, hint, size, args.quality, first=first,
                              reach=reach_of(sc))
     try:
@@ -133,48 +135,12 @@ def has_display() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-def _need_display() -> None:
-    from slinky3d.viewer.app.window import HEADLESS_HINT
-
+def need_display() -> None:
+    """A clear line when no window can open (before anything is loaded)."""
     if not has_display():
         raise SlinkyError(f"cannot open a window (no display); {HEADLESS_HINT}")
 
 
-def run(args: argparse.Namespace) -> int:
-    """`slinky3d run` (and `slinky3d` alone): the app, until its window closes."""
-    size = parse_size(args.size)
-    parse_camera_option(args.camera)
-    log = args.log_state
-    if log is not None and log.parent and not log.parent.is_dir():
-        raise SlinkyError(f"--log-state: folder {log.parent} does not exist")
-    _need_display()
-    sc = load(args.scene, args.set)
-    look, hint = _look_and_hint(sc, args)
-    from slinky3d.viewer.app.window import Viewer  # pyglet: only for a window
-
-    v = Viewer(sc, look, hint, size, quality=args.quality, max_frames=args.frames,
-               save_frame=args.save_frame)
-    rc = v.run()
-    if log is not None:
-        from slinky3d.output.session import save_session
-
-        save_session(log, v.source)
-        print(f"session written to {log}")
-    return rc
-
-
-def replay(args: argparse.Namespace) -> int:
-    """`slinky3d replay FILE.npz`: a logged session played in a window."""
-    size = parse_size(args.size)
-    _need_display()
-    from slinky3d.output.session import load_session
-    from slinky3d.runtime.session import SessionPlayer
-    from slinky3d.viewer.app.window import Viewer
-
-    session = load_session(args.log)
-    sc = session.scene
-    look = sc.look if isinstance(sc.look, Look) else Look()
-    hint = sc.camera if isinstance(sc.camera, CameraHint) else CameraHint()
-    v = Viewer(sc, look, hint, size, quality=args.quality, max_frames=args.frames,
-               save_frame=args.save_frame, source=SessionPlayer(session), live=False)
-    return v.run()
+HEADLESS_HINT = ("without a display use the headless jobs: `slinky3d screenshot SCENE` "
+                 "(a PNG), `slinky3d record SCENE --out FILM.mp4` (a film), "
+                 "`slinky3d simulate SCENE` (a recording), `slinky3d figure SCENE`")

@@ -15,11 +15,11 @@ import pyglet
 pyglet.options["headless"] = True
 pyglet.options["audio"] = ("silent",)  # no audio device, as on a server: the click says so
 
+from fakesource import StillSource  # noqa: E402
 from pyglet.window import key, mouse  # noqa: E402
 
 from slinky3d.model import chain  # noqa: E402
 from slinky3d.runtime import commands  # noqa: E402
-from slinky3d.runtime.simulation import Simulation  # noqa: E402
 from slinky3d.scene.loader import load  # noqa: E402
 from slinky3d.viewer.app import instant_replay, keys, window  # noqa: E402
 from slinky3d.viewer.app.window import Viewer  # noqa: E402
@@ -36,8 +36,8 @@ def frames(v, n, wait=1 / 60):
 
 def end_pixel(v, k):
     """Window coordinates (pyglet's: y up) of end point k of Slinky 0."""
-    sl = v._shown.slinkies[0]
-    x, y = v.camera.project(np.r_[sl.ends[k], 0.0][None], *v._window_size())[0]
+    sl = v.shown.slinkies[0]
+    x, y = v.camera.project(np.r_[sl.ends[k], 0.0][None], *v.controls.window_size())[0]
     return float(x), float(v.window.height - y)
 
 
@@ -45,36 +45,36 @@ def drag(out):
     sc = load("hanging-steel")
     v = Viewer(sc, sc.look, sc.camera, SIZE)
     v.window._enable_event_queue = False
-    v._started = time.perf_counter()
+    v.views.started = time.perf_counter()
     v.source.start()
     deadline = time.time() + 240
     while v.source.steps == 0 and time.time() < deadline:  # a cold cache: kernels compile
         frames(v, 1)
     frames(v, 5)
-    w, n = v.window, v._shown.slinkies[0].N
+    w, n = v.window, v.shown.slinkies[0].N
     x, y = end_pixel(v, n)
     w.dispatch_event("on_mouse_motion", x, y, 0, 0)
     frames(v, 1)
-    res = {"hover": list(v.hover or ()), "start": v._shown.slinkies[0].ends[n].tolist()}
+    res = {"hover": list(v.controls.hover or ()), "start": v.shown.slinkies[0].ends[n].tolist()}
     w.dispatch_event("on_mouse_press", x, y, mouse.LEFT, 0)
-    res["drag"] = v.drag
+    res["drag"] = v.controls.drag
     trail = []
     for k in range(40):  # 2/3 s to the right, 3 pixels a frame
         w.dispatch_event("on_mouse_drag", x + 3 * k, y, 3, 0, mouse.LEFT, 0)
         frames(v, 1)
-        sl = v._shown.slinkies[0]
+        sl = v.shown.slinkies[0]
         if sl.grab is not None:
             trail.append((sl.grab.tolist(), sl.grab_point.tolist()))
     frames(v, 30)  # hold still: the point settles on the target
-    sl = v._shown.slinkies[0]
+    sl = v.shown.slinkies[0]
     res["held"] = [sl.grab.tolist(), sl.grab_point.tolist()]
     # off the window and far away: the target stays finite, in the box
     w.dispatch_event("on_mouse_drag", 1e7, -1e7, 1e7, -1e7, mouse.LEFT, 0)
     frames(v, 3)
-    res["far_target"] = v._shown.slinkies[0].grab.tolist()
+    res["far_target"] = v.shown.slinkies[0].grab.tolist()
     w.dispatch_event("on_mouse_release", 1e7, -1e7, mouse.LEFT, 0)
     frames(v, 5)
-    res["grab_after_release"] = v._shown.slinkies[0].grab is not None
+    res["grab_after_release"] = v.shown.slinkies[0].grab is not None
     v.source.stop()
     log = v.source.log
     res["log"] = [type(c).__name__ for _, c in log]
@@ -142,7 +142,7 @@ def live(out):
     v = Viewer(sc, sc.look, sc.camera, SIZE)
     w = v.window
     w._enable_event_queue = False
-    v._started = time.perf_counter()
+    v.views.started = time.perf_counter()
     src = v.source
     src.start()
     deadline = time.time() + 240
@@ -163,7 +163,7 @@ def live(out):
     res["drained"].append(src.drain())
     span = src.history.span()
     press("I")
-    rep = v.replay
+    rep = v.instant_replay.replay
     res["drained"].append(src.drain())
     out_ = {"t0": rep.t0, "t1": rep.t1, "span": list(span), "wall0": rep.wall0,
             "paused": src.paused}
@@ -171,19 +171,19 @@ def live(out):
     for skip in (0.0, 0.5, 4.0, 8.0, 16.0):
         clock.ahead += skip
         text = overlay_text(v, 1)
-        samples.append((v._frame_walls[-1], v._shown.t,
+        samples.append((v.views.frame_walls[-1], v.shown.t,
                         [t for t in text if t.startswith("replay")]))
     out_["samples"] = samples
     clock.ahead += 8 * (rep.t1 - rep.t0)  # past its end: live play again
     frames(v, 1)
-    out_["ended"] = v.replay is None
+    out_["ended"] = v.instant_replay.replay is None
     res["drained"].append(src.drain())
     out_["paused_after"] = src.paused
-    steps, t = src.steps, v._shown.t
+    steps, t = src.steps, v.shown.t
     text = overlay_text(v, 15)
     out_["badge_after"] = [t for t in text if t.startswith("replay")]
     out_["steps_after"] = src.steps - steps
-    out_["t_after"] = [t, v._shown.t]
+    out_["t_after"] = [t, v.shown.t]
     res["replay"] = out_
     # -- the throw (whatever the replay left: each part is checked on its own), on the
     # step grid: the solver paused and stepped a fixed simulated time after each mouse
@@ -240,10 +240,10 @@ def live(out):
     v.send(commands.Resume())
     frames(v, 10)
     text = overlay_text(v, 10)
-    res["rollback"] = {"rollbacks": v._shown.rollbacks, "status": v._shown.status,
+    res["rollback"] = {"rollbacks": v.shown.rollbacks, "status": v.shown.status,
                        "hud": [t for t in text if "rolled back" in t],
                        "steps": src.steps - steps, "frames": v.frames - drawn,
-                       "t_poked": t_poked, "t_shown": v._shown.t, "error": src.error,
+                       "t_poked": t_poked, "t_shown": v.shown.t, "error": src.error,
                        "paused": src.paused,
                        "finite": bool(np.all(np.isfinite(src.sim.slinkies[0].qd)))}
     src.stop()
@@ -251,51 +251,15 @@ def live(out):
     print(json.dumps(res))
 
 
-class Recorder:
-    """A source that records what it is sent and never moves."""
-
-    def __init__(self, snap):
-        self.snap, self.sent, self.paused, self.steps = snap, [], False, 1
-        self.history = History(snap)
-
-    def start(self):
-        pass
-
-    def stop(self):
-        pass
-
-    def send(self, cmd):
-        self.sent.append(cmd)
-        if isinstance(cmd, commands.Load):
-            self.snap = Simulation(cmd.scene).snapshot()
-
-    def latest_pair(self):
-        return self.snap, self.snap
-
-
-class History:
-    def __init__(self, snap):
-        self.snap = snap
-
-    def span(self):
-        return 0.0, 10.0
-
-    def at(self, t):
-        return replace(self.snap, t=t)
-
-    def energy_rows(self):
-        return np.zeros((0, 6))
-
-
 def keys_(out):
     sc = load("hanging-plastic")
-    src = Recorder(Simulation(sc).snapshot())
+    src = StillSource(sc)
     v = Viewer(sc, sc.look, sc.camera, SIZE, source=src)
     v.pictures = lambda: Path(out) / "pictures"
     w = v.window
     w._enable_event_queue = False
     frames(v, 2, 0)
-    res = {}
+    res = {"actions": sorted(v.actions)}
 
     def press(name, mods=0, release=False):
         sym = getattr(key, name)
@@ -321,27 +285,27 @@ def keys_(out):
                 frames(v, 1, 0)
                 res[tag] = first + press(name)
             elif b.action in ("slower", "faster"):
-                v._set_scale(0 if b.action == "slower" else len(keys.TIME_SCALES) - 1)
-                res[tag] = press(name) + [v.scale_index]
+                v.set_scale(0 if b.action == "slower" else len(keys.TIME_SCALES) - 1)
+                res[tag] = press(name) + [v.ui.scale_index]
             elif b.action == "scene":
                 sent = [c.split("(")[0] for c in press(name)]
                 res[tag] = [v.scene.title, *sent]
             elif b.action == "side_view":
-                res[tag] = press(name) + [v.side_view, v.camera.ortho]
+                res[tag] = press(name) + [v.ui.side_view, v.camera.ortho]
                 press(name)
             elif b.action in ("panel", "help"):
                 attr = "show_" + b.action
-                res[tag] = press(name) + [getattr(v, attr)]
+                res[tag] = press(name) + [getattr(v.ui, attr)]
                 press(name)
             elif b.action == "caption":  # up since the scene opened: hide, show
                 shown = v.overlay.hud.caption.visible
                 res[tag] = press(name) + [shown(v.scene)]
                 res[tag] += press(name) + [shown(v.scene)]
             elif b.action == "replay":
-                res[tag] = press(name) + [v.replay is not None]
+                res[tag] = press(name) + [v.instant_replay.replay is not None]
                 press(name)
             elif b.action in ("screenshot", "clip", "keep"):
-                res[tag] = press(name) + [v.message]
+                res[tag] = press(name) + [v.ui.message]
             elif b.action == "fullscreen":
                 was = w.fullscreen
                 res[tag] = press(name) + [w.fullscreen != was]
@@ -352,25 +316,25 @@ def keys_(out):
                 res[tag] = press(name) + [abs(v.camera.distance - d) < 1e-12]
             elif b.action == "overlay":
                 on = OVERLAYS[b.keys.index(name)][0]
-                res[tag] = press(name) + [on, on in v.overlays, v.message]
+                res[tag] = press(name) + [on, on in v.phenomena.on, v.ui.message]
                 press(name)
-                res[tag].append(on in v.overlays)
+                res[tag].append(on in v.phenomena.on)
             elif b.action == "quit":
                 continue  # last, below
             else:
                 res[tag] = press(name)
     # the first run's notice: up while the solver has taken no step yet
-    src.steps, v._started = 0, time.perf_counter() - 1.0
-    res["notice"] = v.overlay_view(v._shown).notice
+    src.steps, v.views.started = 0, time.perf_counter() - 1.0
+    res["notice"] = v.overlay_view(v.shown).notice
     src.steps = 1
-    res["no_notice"] = v.overlay_view(v._shown).notice
+    res["no_notice"] = v.overlay_view(v.shown).notice
     # the panel's overlay toggle reaches the overlays, and the view shows them on
     from slinky3d.viewer.marks.phenomena import SetOverlay
 
     v.do_action(SetOverlay("front", True))
-    res["set_overlay"] = sorted(v.overlay_view(v._shown).phenomena.on)
+    res["set_overlay"] = sorted(v.overlay_view(v.shown).phenomena.on)
     v.do_action(SetOverlay("front", False))
-    res["set_overlay"].append("front" in v.overlays)
+    res["set_overlay"].append("front" in v.phenomena.on)
     # the panel: a change restarts with the new parameter; a save loads back the same
     from slinky3d.scene import edit
     from slinky3d.viewer.overlay.panel import ApplyParams, SaveScene
@@ -382,7 +346,7 @@ def keys_(out):
                     cmd.scene.slinkies[0].params.mass / vals.mass, v.scene is cmd.scene]
     v.do_action(SaveScene(str(Path(out) / "saved.toml")))
     back = load(Path(out) / "saved.toml")
-    res["saved"] = [v.message, back.slinkies[0].params.g,
+    res["saved"] = [v.ui.message, back.slinkies[0].params.g,
                     bool(np.array_equal(back.slinkies[0].q0, v.scene.slinkies[0].q0))]
     res["scenes"] = sorted(p.stem for p in __import__("slinky3d.scene.loader",
                                                       fromlist=["shipped"]).shipped())

@@ -23,13 +23,13 @@ SIZE = (480, 320)
 
 def frames(k, n):
     for _ in range(n):
-        k.window.dispatch_event("on_draw")
+        k.app.window.dispatch_event("on_draw")
 
 
 def red_pixels(k):
     """Pixels of the plastic Slinky's red in the renderer's own frame."""
-    k._render(k._shown, None)
-    img = k.renderer.read()
+    k.app._render(k.app.shown, None)
+    img = k.app.renderer.read()
     return int(((img[..., 0] > img[..., 2] + 60) & (img[..., 0] > 120)).sum())
 
 
@@ -43,16 +43,16 @@ def main(out):
     playlist = load_playlist(out / "playlist.toml")
     first = first_valid(playlist, 0)
     k = Kiosk(playlist, first, SIZE, fullscreen=False)
-    k.pictures = lambda: out / "pictures"
-    w = k.window
+    k.app.pictures = lambda: out / "pictures"
+    w = k.app.window
     w._enable_event_queue = False
-    k._started = time.perf_counter()
-    k.source.start()
+    k.app.views.started = time.perf_counter()
+    k.app.source.start()
     res = {"first": first[0]}
     frames(k, 3)
     res["mode0"] = k.attendant.mode
-    res["caption_builds"] = k.caption.builds
-    res["caption_shown"] = k.caption.shown
+    res["caption_builds"] = k.placard.builds
+    res["caption_shown"] = k.placard.shown
     res["red0"] = red_pixels(k)
     # Esc, F11, P and the window's close button: nothing but a touch
     for name in ("ESCAPE", "F11", "P"):
@@ -65,22 +65,23 @@ def main(out):
     res["mode1"] = k.attendant.mode
     res["pictures"] = (out / "pictures").exists()
     # a roll-back (the divergence guard's) is logged; a solver fault puts the scene back
-    k._shown = replace(k._shown, rollbacks=2, status="solver diverged at t = 1 s: rolled back")
+    k.app.shown = replace(k.app.shown, rollbacks=2,
+                          status="solver diverged at t = 1 s: rolled back")
     frames(k, 1)
-    k.source.error = "solver raised at step 7: FloatingPointError: overflow"
+    k.app.source.error = "solver raised at step 7: FloatingPointError: overflow"
     frames(k, 1)
     res["rollbacks"], res["faults"] = k.rollbacks, k.solver_faults
-    k.source.drain()
-    res["error_cleared"] = k.source.error == ""  # the Reset the kiosk sent
+    k.app.source.drain()
+    res["error_cleared"] = k.app.source.error == ""  # the Reset the kiosk sent
     frames(k, 1)
     # a lost GL context: the next frame raises, the objects are made again, play goes on
-    old = k.renderer
+    old = k.app.renderer
     k.simulate_context_loss()
     frames(k, 3)
     res["gl_recoveries"] = k.gl_recoveries
-    res["renderer_new"] = k.renderer is not old
+    res["renderer_new"] = k.app.renderer is not old
     res["red1"] = red_pixels(k)
-    res["gl_error"] = k.ctx.error
+    res["gl_error"] = k.app.ctx.error
     # the pointer shows the cursor; the chord quits
     w.dispatch_event("on_mouse_motion", 10, 10, 1, 1)
     res["cursor_first_motion"] = k.attendant.cursor_visible  # (the window opening)
@@ -93,12 +94,12 @@ def main(out):
     # entry that loads (the broken one skipped again)
     w.dispatch_event("on_key_press", key.TAB, 0)
     frames(k, 1)
-    res["side"] = k.side_view
+    res["side"] = k.app.ui.side_view
     k.attendant.last_input -= 1000.0
     frames(k, 2)
-    res["back"] = [k.attendant.mode, k.side_view, k.attendant.index, k.skipped,
+    res["back"] = [k.attendant.mode, k.app.ui.side_view, k.attendant.index, k.skipped,
                    k.entries_opened]
-    res["frames"] = k.frames
+    res["frames"] = k.app.frames
     # freed memory goes back to the OS every few seconds of running, not every frame
     import slinky3d.runtime.memory as memory_module
     trims = []
@@ -120,7 +121,7 @@ def main(out):
     w.dispatch_event("on_key_press", key.Q, key.MOD_CTRL | key.MOD_ALT | key.MOD_SHIFT)
     res["closed"] = w.context is None or bool(w.has_exit)
     res["exit_code"] = k.exit_code
-    k.source.stop()
+    k.app.source.stop()
     res["log"] = log_path.read_text()
     res["modes"] = [ATTRACT, PLAY]
     print(json.dumps(res))

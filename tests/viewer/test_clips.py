@@ -35,11 +35,11 @@ class FakeFilm:
 
 
 class App(clips.Clips):
-    def __init__(self, source, scene):
-        self.source, self.scene, self.said = source, scene, []
+    """The window's part, saying into a list."""
 
-    def say(self, text):
-        self.said.append(text)
+    def __init__(self, source, scene, live=True):
+        self.said: list[str] = []
+        super().__init__(source, lambda: scene, self.said.append, live)
 
 
 @pytest.fixture
@@ -83,7 +83,7 @@ def test_v_films_the_steps_between_its_two_presses(running, tmp_path):
         lambda: [filming.VideoWriter(tmp_path / "here.mp4", shot.size, shot.fps)],
         start=film.start)
     assert stats["final_hash"] == th.sim.state_hash()
-    app.poll_clip()
+    app.poll()
     assert app.said[-1] == f"clip saved: {film.out}" and app.film is None
 
 
@@ -99,8 +99,8 @@ def test_k_films_the_last_seconds(running):
 
 
 def test_a_replayed_session_is_not_filmed_again():
-    app = App(SimpleNamespace(finished=False, initial_scene=None, log=[], steps=3,
-                              h_override=None), None)
+    app = App(SimpleNamespace(initial_scene=None, log=[], steps=3, h_override=None), None,
+              live=False)
     app.key_clip()
     app.key_keep()
     assert app.said == ["clips film the live solver only"] * 2 and app.clip_from is None

@@ -7,14 +7,11 @@ from slinky3d.viewer.app import keys
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_every_key_once_and_every_action_implemented():
-    # (that pyglet knows every key name: tests/viewer/test_app.py, with a window)
-    from slinky3d.viewer.app.window import Viewer
-
+def test_every_key_once():
+    # (that pyglet knows every key name, and that every action has a handler in the
+    # window's table: tests/viewer/test_app.py, with a window)
     names = [k for b in keys.BINDINGS for k in b.keys]
     assert len(names) == len(set(names))
-    for b in keys.BINDINGS:
-        assert b.action in keys.DIRECTIONS or callable(getattr(Viewer, "key_" + b.action))
 
 
 def test_time_scales_are_log_spaced_from_1_to_1_32():

@@ -20,12 +20,12 @@ from slinky3d.viewer.kiosk.state import (
     REPLAY_LEAD,
     Attendant,
     EndReplay,
-    LetGo,
     Open,
     Play,
+    PutBack,
     Quit,
     ReplayDrop,
-    Reset,
+    ScriptedDrop,
     check_playlist,
     first_valid,
 )
@@ -70,7 +70,7 @@ def test_attract_loop_moves_on_after_each_entrys_seconds():
     assert r.frames(1.0) == [Open(1)]  # the playlist's 20 s
     assert r.a.index == 1
     events = r.frames(5.0)  # entry b: its own 5 s, and its let-go at 2 s
-    assert events.count(LetGo()) == 1 and events[-1] == Open(2)
+    assert events.count(ScriptedDrop()) == 1 and events[-1] == Open(2)
     r.frames(20.0)
     assert r.a.index == 0  # round the list
 
@@ -125,7 +125,7 @@ def test_a_drop_in_play_is_replayed_then_the_scene_is_put_back():
     events = r.frames(1.0)
     assert sum(isinstance(e, ReplayDrop) for e in events) == 1
     r.replay = False
-    assert r.frames(0.1) == [Reset()]
+    assert r.frames(0.1) == [PutBack()]
 
 
 def test_a_touch_ends_a_replay_and_no_drop_without_a_held_end_let_go():

@@ -18,7 +18,7 @@ from slinky3d.runtime.snapshot import Snapshot
 from slinky3d.viewer.app import impact_sound
 from slinky3d.viewer.marks import collapse_front, stretch
 from slinky3d.viewer.marks.free_fall import STRAY_RADII, FreeFall, Parabola, centre_of_mass
-from slinky3d.viewer.marks.phenomena import PhenomenaOverlays
+from slinky3d.viewer.marks.phenomena import Phenomena
 from slinky3d.viewer.overlay import timeline
 
 
@@ -311,20 +311,18 @@ def test_click_plays_through_a_device_and_a_failing_one_turns_it_off(monkeypatch
 
 
 # -- the window's side ---------------------------------------------------------------
-class _App(PhenomenaOverlays):
-    """The window's side of phenomena.PhenomenaOverlays, without a window."""
+def _phenomena(history=None):
+    """The window's part, without a window: a source with `history`, a plastic scene."""
+    from slinky3d.runtime.history import History
 
-    def __init__(self, history):
-        self.history = history
-        self.scene = SimpleNamespace(slinkies=[SimpleNamespace(params=preset("plastic"))])
-        self.said: list[str] = []
-        self.init_phenomena()
-
-    def say(self, text: str) -> None:
-        self.said.append(text)
+    said: list[str] = []
+    scene = SimpleNamespace(slinkies=[SimpleNamespace(params=preset("plastic"))])
+    source = SimpleNamespace(history=history if history is not None else History())
+    part = Phenomena(source, lambda: scene, lambda: None, said.append)
+    return part, said
 
 
-def test_timeline_view_from_the_history_or_from_the_frames_shown():
+def test_timeline_view_from_the_history():
     from slinky3d.runtime.history import History
     from slinky3d.viewer.marks.phenomena import TIMELINE_PERIOD
 
@@ -334,29 +332,28 @@ def test_timeline_view_from_the_history_or_from_the_frames_shown():
     history = History()
     for s in snaps:
         history.add(s)
-    for source in (history, None):
-        app = _App(source)
-        assert app.phenomena_view(snaps[-1], 0.0).timelines == ()  # off
-        app.set_overlay("timeline", True)
-        for s in snaps:
-            app.observe_phenomena(s, 0.0)
-        view = app.phenomena_view(snaps[-1], 0.0)
-        assert "timeline" in view.on
-        tl = view.timelines[0]
-        assert np.array_equal(tl.closed, contacts)
-        # refreshed every TIMELINE_PERIOD of wall time, and at once when time goes back
-        assert app.phenomena_view(snaps[-1], 0.5 * TIMELINE_PERIOD).timelines[0] is tl
-        back = app.phenomena_view(snaps[10], 0.5 * TIMELINE_PERIOD).timelines[0]
-        assert np.array_equal(back.closed, contacts[:11])
+    part, _ = _phenomena(history)
+    assert part.view(snaps[-1], 0.0).timelines == ()  # off
+    part.set("timeline", True)
+    for s in snaps:
+        part.observe(s, 0.0)
+    view = part.view(snaps[-1], 0.0)
+    assert "timeline" in view.on
+    tl = view.timelines[0]
+    assert np.array_equal(tl.closed, contacts)
+    # refreshed every TIMELINE_PERIOD of wall time, and at once when time goes back
+    assert part.view(snaps[-1], 0.5 * TIMELINE_PERIOD).timelines[0] is tl
+    back = part.view(snaps[10], 0.5 * TIMELINE_PERIOD).timelines[0]
+    assert np.array_equal(back.closed, contacts[:11])
 
 
 def test_the_click_key_without_audio_says_so(monkeypatch):
     from slinky3d.viewer.app import impact_sound as sound_module
 
-    app = _App(None)
+    part, said = _phenomena()
     monkeypatch.setattr(sound_module.ImpactSound, "_open",
                         lambda self: setattr(self, "unavailable", "no audio device"))
-    app.key_overlay(4)  # O
-    assert "sound" not in app.overlays and app.said == [
+    part.actions()["overlay"](4)  # O
+    assert "sound" not in part.on and said == [
         "click on impacts unavailable: no audio device"]
-    assert app.phenomena_view(hanging_snapshot("plastic"), 0.0).sound_unavailable
+    assert part.view(hanging_snapshot("plastic"), 0.0).sound_unavailable

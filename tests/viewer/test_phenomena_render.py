@@ -9,13 +9,14 @@ import numpy as np
 import pytest
 from shapes import hanging_snapshot
 
+from slinky3d.runtime.history import History
 from slinky3d.runtime.snapshot import Snapshot
 from slinky3d.scene.look import CameraHint, Look
 from slinky3d.viewer import helix
 from slinky3d.viewer.marks import collapse_front, stretch
 from slinky3d.viewer.marks import phenomena as PHENOMENA
 from slinky3d.viewer.marks.free_fall import centre_of_mass
-from slinky3d.viewer.marks.phenomena import PhenomenaOverlays
+from slinky3d.viewer.marks.phenomena import Phenomena
 from slinky3d.viewer.stage import Stage
 
 pytestmark = pytest.mark.gl
@@ -33,18 +34,14 @@ class Scene:
         self.slinkies = [SimpleNamespace(params=preset(sl.preset)) for sl in snap.slinkies]
 
 
-class App(PhenomenaOverlays):
-    """The window's side of the mixin, without a window."""
-
-    history = None
+class App(Phenomena):
+    """The window's part, without a window."""
 
     def __init__(self, snap: Snapshot, floor_y: float = -5.0):
-        self.scene, self.stage, self.source = Scene(snap), Stage(floor_y, 0.0, 10.0), None
+        self.scene, self.stage = Scene(snap), Stage(floor_y, 0.0, 10.0)
         self.said: list[str] = []
-        self.init_phenomena()
-
-    def say(self, text: str) -> None:
-        self.said.append(text)
+        super().__init__(SimpleNamespace(history=History()), lambda: self.scene,
+                         lambda: self.stage, self.said.append)
 
 
 @pytest.fixture(scope="module")
@@ -78,11 +75,11 @@ def pixel(cam, xy):
 def test_the_centre_of_mass_marker_is_drawn_where_the_centre_of_mass_is(renderer):
     snap = hanging_snapshot("steel", stretch=0.25)
     app = App(snap)
-    app.set_overlay("com", True)
-    app.observe_phenomena(snap, 0.0)
-    assert len(app.phenomena_props(snap)) == 1  # held: the marker, no parabola
+    app.set("com", True)
+    app.observe(snap, 0.0)
+    assert len(app.props(snap)) == 1  # held: the marker, no parabola
     plain, cam = draw(renderer, snap)
-    marked, _ = draw(renderer, snap, marks=app.phenomena_marks(snap), cam=cam)
+    marked, _ = draw(renderer, snap, marks=app.marks(snap), cam=cam)
     diff = changed(plain, marked)
     assert diff.sum() > 20  # it shows through the coils
     ys, xs = np.nonzero(diff)
@@ -96,7 +93,7 @@ def test_the_centre_of_mass_marker_is_drawn_where_the_centre_of_mass_is(renderer
 def test_the_parabola_is_drawn_along_free_fall(renderer):
     held = hanging_snapshot("plastic", stretch=0.25)
     app = App(held, floor_y=-1.2)
-    app.set_overlay("com", True)
+    app.set("com", True)
     g = app.scene.slinkies[0].params.g
     v = np.array([0.8, 1.0])  # thrown up and to the right
 
@@ -106,7 +103,7 @@ def test_the_parabola_is_drawn_along_free_fall(renderer):
         return Snapshot(t=t, slinkies=(replace(sl, anchor_held=False, ends=sl.ends + shift),))
 
     for k in range(5):
-        app.observe_phenomena(at(0.01 * k), 0.0)
+        app.observe(at(0.01 * k), 0.0)
     par = app.free_falls()[0].parabola
     assert par is not None and np.allclose(par.v0, v, atol=1e-9)
     snap = at(0.05)
@@ -118,7 +115,7 @@ def test_the_parabola_is_drawn_along_free_fall(renderer):
     # on the floor, with shadows: the marks cast none and leave the rest alone
     look = replace(BARE, floor=True)
     plain, _ = draw(renderer, snap, cam=cam, look=look)
-    marked, _ = draw(renderer, snap, marks=app.phenomena_marks(snap), cam=cam, look=look)
+    marked, _ = draw(renderer, snap, marks=app.marks(snap), cam=cam, look=look)
     diff = np.any(plain != marked, axis=2)
     # every point of the arc after the Slinky's own box, down to the floor, is drawn
     lo, hi = helix.bounds(snap)
@@ -153,10 +150,10 @@ def test_the_front_ring_is_drawn_at_the_front(renderer):
     sl = snap.slinkies[0]
     assert collapse_front.front(sl) == 40
     app = App(snap)
-    assert app.phenomena_marks(snap) is None  # off
-    app.set_overlay("front", True)
+    assert app.marks(snap) is None  # off
+    app.set("front", True)
     plain, cam = draw(renderer, snap)
-    marked, _ = draw(renderer, snap, marks=app.phenomena_marks(snap), cam=cam)
+    marked, _ = draw(renderer, snap, marks=app.marks(snap), cam=cam)
     ys, xs = np.nonzero(changed(plain, marked))
     assert len(ys) > 20
     # a ring around half hoop 40, a little wider than the coil (coils hide some of it)
@@ -170,9 +167,9 @@ def test_coils_coloured_by_stretch(renderer):
     snap = hanging_snapshot("steel", stretch=0.4)
     sl = snap.slinkies[0]
     app = App(snap)
-    assert app.phenomena_tints(snap) is None  # off: the material's colours
-    app.set_overlay("stretch", True)
-    tints = app.phenomena_tints(snap)
+    assert app.tints(snap) is None  # off: the material's colours
+    app.set("stretch", True)
+    tints = app.tints(snap)
     p = app.scene.slinkies[0].params
     hang = stretch.hanging_angle(p.m, p.g, p.R, p.N, p.k_coil)
     assert tints is not None and np.allclose(tints[0], stretch.tints(sl, hang))

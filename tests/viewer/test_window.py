@@ -49,7 +49,7 @@ def display():
 
 
 def run(args, display, timeout=120):
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")])}
     if display is None:
         env.pop("DISPLAY", None)
     else:
@@ -81,15 +81,10 @@ from slinky3d.scene.loader import load
 from slinky3d.viewer.app.window import Viewer
 from slinky3d.runtime.snapshot import Snapshot
 
-class Still:  # a source that never moves
-    def __init__(self, snap): self.snap, self.stopped = snap, False
-    def start(self): pass
-    def stop(self): self.stopped = True
-    def latest_pair(self): return self.snap, self.snap
+from fakesource import StillSource
 
-from slinky3d.runtime.simulation import Simulation
 sc = load("hanging-steel")
-src = Still(Simulation(sc).snapshot())
+src = StillSource(sc)
 v = Viewer(sc, sc.look, sc.camera, (320, 240), source=src)
 w = v.window
 

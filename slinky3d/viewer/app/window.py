@@ -1,7 +1,13 @@
 """The interactive app's pyglet window and its draw loop: plays a scene from the solver
-thread, draws the 3D picture (gl/renderer.py) and the overlay (overlay.py: HUD and
-panel) at a paced frame rate, quits cleanly. The mouse and keys are controls.py's, the
-instant replay app/instant_replay.py's, what the overlay shows overlay/view.py's.
+thread, draws the 3D picture (gl/renderer.py) and the overlay (overlay/layer.py: HUD and
+panel) at a paced frame rate, quits cleanly.
+
+The window holds its parts and joins them: the mouse and keys (controls.py), the instant
+replay (instant_replay.py), clips (film/clips.py), the 3D marks (marks/phenomena.py) and
+what the overlay shows (overlay/view.py). A key's action (keys.BINDINGS) is looked up in
+one table, `actions`: action -> handler, filled by the window and its parts; the policy
+it is given (policy.py; the kiosk's: kiosk/exhibit.py) turns actions off or handles
+them its own way.
 
 The UI thread never waits on the solver: it sends commands (runtime/commands.py) and
 draws the newest pair of published snapshots, interpolated.
@@ -10,61 +16,67 @@ draws the newest pair of published snapshots, interpolated.
 from __future__ import annotations
 
 import time
-from collections import deque
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import moderngl
 import numpy as np
+import platformdirs
+import pyglet  # its submodules (window, gl, clock, app) load on first use
+from PIL import Image
 
 from slinky3d.errors import SlinkyError
 from slinky3d.runtime import commands
+from slinky3d.runtime.commands import Command
+from slinky3d.runtime.simulation import Simulation
 from slinky3d.runtime.snapshot import Snapshot, lerp
+from slinky3d.runtime.source import Source
+from slinky3d.runtime.thread import SimThread
+from slinky3d.scene import edit
+from slinky3d.scene.loader import load, shipped
 from slinky3d.scene.look import CameraHint, Look
+from slinky3d.scene.reach import lowest, reach_of
+from slinky3d.scene.spec import Scene
 from slinky3d.viewer import coupling
 from slinky3d.viewer.app import keys, picking
 from slinky3d.viewer.app.controls import Controls
 from slinky3d.viewer.app.instant_replay import InstantReplay
+from slinky3d.viewer.app.lost_context import release_gl
+from slinky3d.viewer.app.policy import Action, Policy
+from slinky3d.viewer.app.ui import UiState
+from slinky3d.viewer.camera import OrbitCamera, frame_snapshots
 from slinky3d.viewer.film.clips import Clips
-from slinky3d.viewer.marks.phenomena import PhenomenaOverlays
+from slinky3d.viewer.gl.renderer import Renderer
+from slinky3d.viewer.jobs import HEADLESS_HINT
+from slinky3d.viewer.marks.phenomena import Phenomena
 from slinky3d.viewer.overlay.cache import OverlayCache
 from slinky3d.viewer.overlay.layer import Overlay, OverlayView
-from slinky3d.viewer.overlay.view import OverlayViewAssembly, total_energy
+from slinky3d.viewer.overlay.panel import ApplyParams, ClosePanel, SaveScene, Scrub
+from slinky3d.viewer.overlay.view import OverlayViews, total_energy
+from slinky3d.viewer.stage import stage_for
 
 MESSAGE_S = 5.0  # wall s a message stays up
 FONT_PX = 22  # the overlay's font: readable from a metre away on a laptop
 MARKER_COLOUR = (1.0, 0.85, 0.3, 1.0)
 BAR_PX = 1.3  # the side view's bars, pixels across
 FRAME_INTERVAL = 1 / 60  # s between frames the window asks for
-
-
-def default_source(scene):
-    """The solver thread: the UI never waits for the solver."""
-    from slinky3d.runtime.thread import SimThread
-
-    return SimThread(scene)
+PACING = (commands.Pause, commands.Resume, commands.TogglePause, commands.Step,
+          commands.TimeScale, commands.Reset)
 
 
 def pictures_dir() -> Path:
     """Where P saves screenshots: the user's pictures folder."""
-    import platformdirs
-
     return Path(platformdirs.user_pictures_dir())
 
 
-class Viewer(PhenomenaOverlays, Controls, InstantReplay, Clips, OverlayViewAssembly):
-    """One window showing one scene (and the scenes the user opens from it): its input
-    in controls.py, the instant replay in instant_replay.py, clips in clips.py, what the
-    overlay shows in overlay/view.py, the centre of mass, collapse front, timeline,
-    stretch colours and click in marks/phenomena.py."""
+class Viewer:
+    """One window showing one scene (and the scenes the user opens from it)."""
 
-    def __init__(self, scene, look: Look, hint: CameraHint, size: tuple[int, int],
+    def __init__(self, scene: Scene, look: Look, hint: CameraHint, size: tuple[int, int],
                  quality: str = "auto", max_frames: int = 0, save_frame: Path | None = None,
-                 source=None, live: bool = True, overlay: Any = None):
-        import moderngl
-        import pyglet
-
-        from slinky3d.viewer.gl.renderer import Renderer
-
+                 source: Source | None = None, live: bool = True,
+                 policy: Policy | None = None):
         # No hidden extra context; and no GL error checks after pyglet's own calls, which
         # would trip over the state moderngl leaves.
         pyglet.options["shadow_window"] = False
@@ -80,61 +92,152 @@ class Viewer(PhenomenaOverlays, Controls, InstantReplay, Clips, OverlayViewAssem
         except Exception as e:  # noqa: BLE001 - no display, no GL 3.3: one clear line
             raise SlinkyError(f"cannot open a window ({type(e).__name__}: {e}); "
                               f"{HEADLESS_HINT}") from None
+        self.policy = policy or Policy()
+        self.quality = quality
         self.ctx = moderngl.create_context()
         self.max_frames, self.save_frame = max_frames, save_frame
         self.frames = 0
         self.last_frame: np.ndarray | None = None
         self.live = live  # False: a logged session plays; the hand does nothing
-        self.source = source or default_source(scene)
+        self.source: Source = source or SimThread(scene)  # the UI never waits for it
         fb = self.window.get_framebuffer_size()
         self.renderer = Renderer(self.ctx, fb, quality=quality)
         self._screen, self._screen_size = self.ctx.screen, tuple(fb)
-        self._base_hint = hint
-        pair = self.source.latest_pair()
-        self._stale = None  # the pair published before a Load: not the new scene's
-        self._set_scene(scene, look, hint, pair[1] if pair and pair[1] is not None else None)
-        # UI state
-        self.init_controls()
-        self.init_phenomena()
-        self.leave_past()
-        self.message, self._message_until = "", 0.0
         self.pictures = pictures_dir
-        self._frame_walls: deque[float] = deque(maxlen=120)
-        self._started: float | None = None
         self._due = 0.0  # perf_counter s the next frame is due (run, _pace)
-        self._rows = None
-        self._panel = None
-        self._shown = self._last[1]
+        self._message_until = 0.0
+        # the parts
+        self.ui = UiState()
+        self.instant_replay = InstantReplay(self.source, self.send, self.say)
+        self.clips = Clips(self.source, lambda: self.scene, self.say, live)
+        self.phenomena = Phenomena(self.source, lambda: self.scene, lambda: self.stage,
+                                   self.say)
+        self.views = OverlayViews(self.source, self.instant_replay, self.ui, live)
+        self.camera: OrbitCamera
+        self._camera_3d: OrbitCamera  # the 3D camera while the side view shows
+        pair = self.source.latest_pair()
+        self._stale: tuple | None = None  # the pair published before a Load
+        self._set_scene(scene, look, hint, pair[1] if pair and pair[1] is not None else None)
+        self.shown = self._last[1]  # the snapshot drawn last
+        self.controls = Controls(self)
+        self.actions: dict[str, Action] = self._actions()
         w = self.window
         w.push_handlers(on_draw=self.on_draw, on_resize=self.on_resize,
-                        on_mouse_press=self.on_mouse_press, on_mouse_drag=self.on_mouse_drag,
-                        on_mouse_release=self.on_mouse_release,
-                        on_mouse_motion=self.on_mouse_motion,
-                        on_mouse_scroll=self.on_mouse_scroll, on_key_press=self.on_key_press,
-                        on_key_release=self.on_key_release, on_close=self.on_close)
+                        on_close=self.on_close, **self.controls.handlers())
         # After the app's handlers: pyglet calls the overlay's first, and what its panel
         # takes (a click on a slider, a key in a field) stops there.
-        self.overlay = overlay if overlay is not None else Overlay(self.window, FONT_PX)
+        self._make_overlay()
+        self.policy.bind(self)
+
+    def _make_overlay(self) -> None:
+        self.overlay = Overlay(self.window, FONT_PX)
+        self.overlay.hud.caption.enabled = self.policy.hud_caption
         self._overlay_cache = OverlayCache(self.ctx, self.overlay)
 
+    # -- the key actions -----------------------------------------------------------
+    def _actions(self) -> dict[str, Action]:
+        """action (keys.BINDINGS) -> handler: the window's, its parts', the policy's."""
+        table: dict[str, Action] = {
+            "pause": lambda i: self.pause(), "step": lambda i: self.step(),
+            "slower": lambda i: self.set_scale(self.ui.scale_index + 1),
+            "faster": lambda i: self.set_scale(self.ui.scale_index - 1),
+            "reset": lambda i: self.reset(), "scene": self.open_shipped,
+            "side_view": lambda i: self.toggle_side_view(),
+            "panel": lambda i: self._flip("show_panel"),
+            "help": lambda i: self._flip("show_help"),
+            "screenshot": lambda i: self.screenshot(),
+            "fullscreen": lambda i: self.window.set_fullscreen(not self.window.fullscreen),
+            "caption": lambda i: self.toggle_caption(),
+            "camera": lambda i: self.frame_camera(), "quit": lambda i: self.quit(),
+            **self.controls.actions(), **self.instant_replay.actions(),
+            **self.clips.actions(), **self.phenomena.actions()}
+        table.update(self.policy.actions())
+        for action in self.policy.off:
+            table[action] = _nothing
+        missing = {b.action for b in keys.BINDINGS} - set(table) - set(keys.DIRECTIONS)
+        assert not missing, missing  # every binding has a handler
+        return table
+
+    def press(self, action: str, modifiers: int = 0, index: int = 0) -> None:
+        """Do what a key's action says (keys.BINDINGS); `index`: which of its keys."""
+        if action in keys.DIRECTIONS:
+            self.controls.drive_key(action, modifiers)
+        else:
+            self.actions[action](index)
+
+    def _flip(self, name: str) -> None:
+        setattr(self.ui, name, not getattr(self.ui, name))
+
+    def pause(self) -> None:
+        if self.instant_replay.in_past:
+            self.instant_replay.leave_past()
+            self.send(commands.Resume())
+        else:
+            self.send(commands.TogglePause())
+
+    def step(self) -> None:
+        self.instant_replay.leave_past()
+        self.send(commands.Step(1))
+
+    def set_scale(self, index: int) -> None:
+        self.ui.scale_index = min(max(index, 0), len(keys.TIME_SCALES) - 1)
+        scale = keys.TIME_SCALES[self.ui.scale_index]
+        self.send(commands.TimeScale(scale))
+        self.say(f"time scale {_fraction(scale)}")
+
+    def reset(self) -> None:
+        self.instant_replay.leave_past()
+        self.controls.drop_hand()
+        self.send(commands.Reset())
+
+    def open_shipped(self, index: int) -> None:
+        """Keys 1-9: the shipped scenes in the order of their names."""
+        paths = sorted(shipped(), key=lambda p: p.stem)
+        if index >= len(paths):
+            return
+        self.open_scene(load(paths[index]))
+        self.say(f"{index + 1}: {paths[index].stem}")
+
+    def toggle_side_view(self) -> None:
+        if self.ui.side_view:
+            self.camera, self.ui.side_view = self._camera_3d, False
+            return
+        self._camera_3d = self.camera
+        self.camera = replace(self._frame(self.window.get_framebuffer_size()), yaw=0.0,
+                              pitch=0.0, ortho=True)
+        self.ui.side_view = True
+
+    def toggle_caption(self) -> None:
+        self.overlay.hud.caption.toggle(self.scene)
+
+    def frame_camera(self) -> None:
+        """The scene's framing again (the side view's, in the side view)."""
+        cam = self._frame(self.window.get_framebuffer_size())
+        self.camera = replace(cam, yaw=0.0, pitch=0.0, ortho=True) if self.ui.side_view \
+            else cam
+
+    def screenshot(self) -> None:
+        folder = self.pictures()
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / time.strftime("slinky3d-%Y%m%d-%H%M%S.png")
+        n = 1
+        while path.exists():
+            n += 1
+            path = folder / time.strftime(f"slinky3d-%Y%m%d-%H%M%S-{n}.png")
+        Image.fromarray(self.grab_frame()).save(path)
+        self.say(f"screenshot saved to {path}")
+
     # -- scene ---------------------------------------------------------------------
-    def _set_scene(self, scene, look: Look | None = None, hint: CameraHint | None = None,
-                   first: Snapshot | None = None) -> None:
+    def _set_scene(self, scene: Scene, look: Look | None = None,
+                   hint: CameraHint | None = None, first: Snapshot | None = None) -> None:
         """Take a scene's look, floor and framing (at start and when one is opened)."""
-        from slinky3d.scene.reach import lowest, reach_of
-        from slinky3d.viewer.camera import frame_snapshots
-        from slinky3d.viewer.stage import stage_for
-
         self.scene = scene
-        self.look = look or (scene.look if isinstance(scene.look, Look) else Look())
-        self.hint = hint or (scene.camera if isinstance(scene.camera, CameraHint)
-                             else CameraHint())
+        self.look = look or scene.look
+        self.hint = hint or scene.camera
         if first is None:
-            from slinky3d.runtime.simulation import Simulation
-
             first = Simulation(scene).snapshot()
         self._last = (first, first)
-        self._energy_start = total_energy(first)  # the gravity bar is relative to it
+        self.views.energy_start = total_energy(first)  # the gravity bar is relative to it
         self._display_t: float | None = None
         self._display_wall = 0.0
         reach, fall = reach_of(scene)
@@ -146,44 +249,74 @@ class Viewer(PhenomenaOverlays, Controls, InstantReplay, Clips, OverlayViewAssem
         self.box = picking.scene_box(first, max(1.0, self.stage.size))
         self.window.set_caption(_title(scene))
 
-    def open_scene(self, scene) -> None:
+    def open_scene(self, scene: Scene) -> None:
         """Replace the running scene (keys 1-9, the panel): the solver loads it."""
         if not self.live:
             self.say("replaying a session: open scenes in `slinky3d run`")
             return
         self.send(commands.Load(scene))
         self._stale = self.source.latest_pair()
-        self.leave_past()
-        self.drop_hand()
-        self.hands.clear()
-        side = self.side_view
-        self.side_view = False
+        self.instant_replay.leave_past()
+        self.controls.drop_hand()
+        self.controls.hands.clear()
+        side = self.ui.side_view
+        self.ui.side_view = False
         self._set_scene(scene)
         if side:
             self.toggle_side_view()
 
-    def send(self, cmd) -> None:
+    def send(self, cmd: Command) -> None:
         """A command to the solver; playing a logged session, only pacing ones (the
         session's own commands move the Slinky)."""
         if self.live or isinstance(cmd, PACING):
             self.source.send(cmd)
 
     def say(self, text: str) -> None:
-        self.message, self._message_until = text, time.perf_counter() + MESSAGE_S
+        self.ui.message, self._message_until = text, time.perf_counter() + MESSAGE_S
 
-    # -- the overlay: the mixins' parts joined -------------------------------------------
-    def do_action(self, action) -> None:
-        if not self.phenomena_action(action):
-            super().do_action(action)  # Controls'
+    def can_grab(self) -> bool:
+        """Whether the hand may take hold: live play, neither replaying nor scrubbing."""
+        return self.live and not self.instant_replay.in_past
+
+    # -- the overlay ---------------------------------------------------------------
+    def do_action(self, action: object) -> None:
+        """Carry out an action the overlay's panel returned."""
+        if not self.policy.allows(action) or self.phenomena.action(action):
+            return
+        if isinstance(action, ApplyParams):
+            self.open_scene(edit.with_values(self.scene, action.values))
+            if self.live:
+                self.say("new parameters: static shape solved, restarted")
+        elif isinstance(action, SaveScene):
+            path = edit.save(self.scene, action.path)
+            self.say(f"scene saved to {path}")
+        elif isinstance(action, Scrub):
+            self.instant_replay.scrub(action.t)
+        elif isinstance(action, ClosePanel):
+            self.ui.show_panel = False
 
     def overlay_view(self, snap: Snapshot, now: float | None = None) -> OverlayView:
         now = time.perf_counter() if now is None else now
-        view = super().overlay_view(snap, now)  # OverlayViewAssembly's
-        view.phenomena = self.phenomena_view(snap, now)
+        view = self.views.view(self.scene, snap, now)
+        view.phenomena = self.phenomena.view(snap, now)
+        view.help_lines = self.policy.help_lines(view.help_lines)
         return view
 
     # -- drawing -------------------------------------------------------------------
     def on_draw(self) -> None:
+        now = time.perf_counter()
+        try:
+            self.policy.before_frame(now)
+            if self.window.context is None:  # closed before the frame
+                return
+            self._draw(now)
+        except Exception as e:
+            if not self.policy.frame_failed(e):
+                raise
+            return
+        self.policy.after_frame(now)
+
+    def _draw(self, now: float) -> None:
         size = tuple(self.window.get_framebuffer_size())
         if 0 in size:
             return  # minimised
@@ -193,13 +326,12 @@ class Viewer(PhenomenaOverlays, Controls, InstantReplay, Clips, OverlayViewAssem
             self._screen = self.ctx.detect_framebuffer(0)
             self._screen_size = size
             self.renderer.resize(size)
-        now = time.perf_counter()
-        self._frame_walls.append(now)
+        self.views.frame_walls.append(now)
         snap = self._snapshot_now(now)
-        self._shown = snap
-        self.observe_phenomena(snap, now)
-        self._update_hover()
-        self.poll_clip()
+        self.shown = snap
+        self.phenomena.observe(snap, now)
+        self.controls.update_hover()
+        self.clips.poll()
         self._render(snap, self._screen)
         self._overlay(snap, now)
         self.frames += 1
@@ -208,28 +340,28 @@ class Viewer(PhenomenaOverlays, Controls, InstantReplay, Clips, OverlayViewAssem
             # back buffer through moderngl is an error on the default framebuffer.
             self._render(snap, None)
             self.last_frame = self.renderer.read()
-            import pyglet
-
             # Not from inside the draw: pyglet is iterating over its windows.
             pyglet.clock.schedule_once(lambda dt: self.quit(), 0.0)
 
     def _render(self, snap: Snapshot, target) -> None:
         self.renderer.render(snap, self.look, self.camera, self.stage, target=target,
-                             extra=self._extra(snap), helices=not self.side_view,
-                             tints=self.phenomena_tints(snap), marks=self.phenomena_marks(snap))
+                             extra=self._extra(snap), helices=not self.ui.side_view,
+                             tints=self.phenomena.tints(snap),
+                             marks=self.phenomena.marks(snap))
 
     def _extra(self, snap: Snapshot) -> np.ndarray | None:
         """This frame's hand props: the hover marker, the side view's bars."""
         parts = []
-        if self.side_view:
+        if self.ui.side_view:
             h = self.renderer.size[1]
             radius = 0.5 * BAR_PX * 2 * self.camera.half_height() / max(h, 1)
             for sl in snap.slinkies:
                 colour = self.look.colour if self.look.material_for(sl.preset) == "plastic" \
                     else (0.3, 0.32, 0.36)
                 parts.append(coupling.bars(sl, radius, (*colour, 0.2)))
-        if self.hover is not None and self.drag is None:
-            i, k = self.hover
+        hover = self.controls.hover
+        if hover is not None and self.controls.drag is None:
+            i, k = hover
             if i < len(snap.slinkies) and k <= snap.slinkies[i].N:
                 sl = snap.slinkies[i]
                 parts.append(coupling.marker(sl.ends[k], 0.35 * sl.R, MARKER_COLOUR))
@@ -237,7 +369,7 @@ class Viewer(PhenomenaOverlays, Controls, InstantReplay, Clips, OverlayViewAssem
 
     def _snapshot_now(self, now: float) -> Snapshot:
         """What to show: the replay or scrubbed past, else the newest pair interpolated."""
-        past = self.past_snapshot(now)
+        past = self.instant_replay.past_snapshot(now)
         if past is not None:
             return past
         pair = self.source.latest_pair()
@@ -255,32 +387,30 @@ class Viewer(PhenomenaOverlays, Controls, InstantReplay, Clips, OverlayViewAssem
         if t is None:
             t = prev.t
         else:
-            t += (now - self._display_wall) * keys.TIME_SCALES[self.scale_index]
+            t += (now - self._display_wall) * keys.TIME_SCALES[self.ui.scale_index]
         t = min(max(t, prev.t), cur.t)
         self._display_t, self._display_wall = t, now
         return t
 
     def _overlay(self, snap: Snapshot, now: float) -> None:
-        if self.message and now > self._message_until:
-            self.message = ""
+        if self.ui.message and now > self._message_until:
+            self.ui.message = ""
         view = self.overlay_view(snap, now)
         for action in self._overlay_cache.frame(view, self._screen, self._screen_size, now):
             self.do_action(action)
+        self.policy.after_overlay(self._screen, self._screen_size, now)
 
     def on_resize(self, width: int, height: int):
-        import pyglet
-
         return pyglet.event.EVENT_HANDLED  # on_draw follows the framebuffer's size
 
     def grab_frame(self) -> np.ndarray:
         """The window as shown (3D and overlay), (h, w, 3) uint8, top row 0: drawn again
         now into the back buffer and read from it."""
-        from pyglet import gl
-
+        gl = pyglet.gl
         self.window.switch_to()
-        self._render(self._shown, self._screen)
+        self._render(self.shown, self._screen)
         self._screen.use()
-        self.overlay.frame(self.overlay_view(self._shown))
+        self.overlay.frame(self.overlay_view(self.shown))
         w, h = self._screen_size
         buf = (gl.GLubyte * (w * h * 3))()
         gl.glBindFramebuffer(gl.GL_READ_FRAMEBUFFER, 0)
@@ -289,10 +419,33 @@ class Viewer(PhenomenaOverlays, Controls, InstantReplay, Clips, OverlayViewAssem
         gl.glReadPixels(0, 0, w, h, gl.GL_RGB, gl.GL_UNSIGNED_BYTE, buf)
         return np.frombuffer(buf, np.uint8).reshape(h, w, 3)[::-1].copy()
 
+    def gl_objects(self) -> tuple[Any, ...]:
+        """The objects that hold the window's GL objects (released on a lost context)."""
+        return self.renderer, self._overlay_cache
+
+    def recreate_gl(self) -> None:
+        """New GL objects on the window's context (a lost one): moderngl's context, the
+        renderer, the overlay (imgui's GL objects) and its cache; then the policy's."""
+        self.window.switch_to()
+        for obj in self.gl_objects():
+            release_gl(obj)
+        try:
+            self.overlay.close()
+        finally:
+            # A new moderngl context on the window's GL context (create_context would
+            # hand back the old one, its default).
+            moderngl.init_context()
+            self.ctx = moderngl.get_context()
+            fb = tuple(self.window.get_framebuffer_size())
+            self.renderer = Renderer(self.ctx, fb, quality=self.quality)
+            self._screen, self._screen_size = self.ctx.screen, fb
+            self._make_overlay()
+            self.policy.gl_recreated()
+
     def quit(self) -> None:
         """Stop the solver thread and a clip being made, free the overlay (the context
         still current), close."""
-        self.close_clips()
+        self.clips.close()
         self.source.stop()
         if self.window.context is not None:
             self.window.switch_to()
@@ -300,30 +453,34 @@ class Viewer(PhenomenaOverlays, Controls, InstantReplay, Clips, OverlayViewAssem
             self.window.close()
 
     def on_close(self):
-        import pyglet
-
-        self.quit()
+        if self.policy.close_requested():
+            self.quit()
         return pyglet.event.EVENT_HANDLED
 
     # -- loop ----------------------------------------------------------------------
     def _pace(self, dt: float) -> None:
         """Draw a frame, then ask for the next on a fixed grid of FRAME_INTERVAL: a late
         wake-up (the OS, the solver thread holding the GIL) shortens the next wait
-        instead of lengthening every period, as rescheduling from the wake-up would."""
-        import pyglet
-
+        instead of lengthening every period, as rescheduling from the wake-up would.
+        What the frame's drawing does not catch (the buffer swap: a lost context raises
+        there too) goes to the policy as a failed frame."""
         if self.window.context is None:  # closed
             return
-        self.window.draw(dt)
+        try:
+            self.window.draw(dt)
+        except Exception as e:
+            if not self.policy.frame_failed(e):
+                raise
+            if self.window.context is not None:
+                pyglet.clock.schedule_once(self._pace, FRAME_INTERVAL)
+            return
         now = time.perf_counter()
         self._due = max(self._due + FRAME_INTERVAL, now)
         pyglet.clock.schedule_once(self._pace, self._due - now)
 
     def run(self) -> int:
         """Play until the window closes; 0 on a normal quit."""
-        import pyglet
-
-        self._started = time.perf_counter()
+        self.views.started = time.perf_counter()
         self.source.start()
         self._due = time.perf_counter()
         pyglet.clock.schedule_once(self._pace, 0.0)
@@ -332,18 +489,17 @@ class Viewer(PhenomenaOverlays, Controls, InstantReplay, Clips, OverlayViewAssem
         finally:
             self.source.stop()
         if self.save_frame is not None and self.last_frame is not None:
-            from PIL import Image
-
             Image.fromarray(self.last_frame).save(self.save_frame)
         return 0
 
 
-PACING = (commands.Pause, commands.Resume, commands.TogglePause, commands.Step,
-          commands.TimeScale, commands.Reset)
-HEADLESS_HINT = ("without a display use the headless jobs: `slinky3d screenshot SCENE` "
-                 "(a PNG), `slinky3d record SCENE --out FILM.mp4` (a film), "
-                 "`slinky3d simulate SCENE` (a recording), `slinky3d figure SCENE`")
+def _nothing(index: int) -> None:
+    """An action a policy turned off."""
 
 
-def _title(scene) -> str:
+def _fraction(scale: float) -> str:
+    return "1" if scale >= 1 else f"1/{round(1 / scale)}"
+
+
+def _title(scene: Scene) -> str:
     return f"slinky3d \u2014 {scene.title}"

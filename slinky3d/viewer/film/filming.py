@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from slinky3d.errors import SlinkyError, one_line
+from slinky3d.errors import SlinkyError, error_line, one_line
 from slinky3d.output.video import (
     FrameSink,
     PngSequence,
@@ -272,7 +272,7 @@ def _film_in_child(text: str, out: str, shot: Shot, start: float, duration: floa
     except SlinkyError as e:
         result.put(("error", one_line(str(e))))
     except Exception as e:  # noqa: BLE001 - reported to the app as one line, not raised
-        result.put(("error", one_line(f"{type(e).__name__}: {e}")))
+        result.put(("error", error_line(e)))
     if not existed:  # a failed clip leaves no half-written file behind
         _remove(path)
 

@@ -1,4 +1,4 @@
-"""The kiosk's caption: the scene's title and its paragraph at the bottom of the screen
+"""The kiosk's placard: the scene's title and its paragraph at the bottom of the screen
 in the attract loop, a line of what to do in play. Drawn with Pillow into a box of
 pixels once per change (text, window size), laid over each frame through the cached
 overlay's program (shaders/overlay.glsl: premultiplied pixels, only inside the box).
@@ -13,6 +13,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from slinky3d.viewer.gl.programs import program
+from slinky3d.viewer.overlay.layer import font_path
 
 TITLE_FRACTION = 1 / 22  # title height, of the window's height
 TEXT_FRACTION = 1 / 36  # caption and hint height
@@ -25,9 +26,7 @@ MAX_LINES = 6  # of the caption's paragraph; more is cut with an ellipsis
 
 
 def _font(px: int) -> Any:
-    from slinky3d.viewer.overlay.layer import _font_path  # the overlay's font: one look
-
-    path = _font_path()
+    path = font_path()
     try:
         if path:
             return ImageFont.truetype(path, px)
@@ -91,7 +90,7 @@ def render(title: str, text: str, hint: str, size: tuple[int, int]
     return pixels, (x0, y0)
 
 
-class Caption:
+class Placard:
     """The caption's GL objects: a window-sized texture holding the box's pixels at
     their place (the program fetches texels at the fragment's own pixel)."""
 

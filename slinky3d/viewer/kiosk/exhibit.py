@@ -5,7 +5,8 @@ playlist's scenes with their captions until a visitor touches the mouse or a key
 the app's own controls; a slow-motion replay after each drop; back to the loop after
 the playlist's idle time. The only way out is the exit chord: Esc, F11, the window's
 close button and the keys that would open files (screenshot, clips, saving a scene) do
-nothing. The logic is state.Attendant's; this is its window.
+nothing. The logic is state.Attendant's; Kiosk is the policy it gives the app's window
+(app/policy.py) and what it does in it.
 
 It runs for months: a solver fault puts the scene back, a roll-back is logged, a GL
 error (a lost context) recreates the GL objects and goes on, a playlist scene that no
@@ -27,32 +28,40 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from slinky3d.errors import SlinkyError
+import moderngl
+import platformdirs
+import pyglet  # its window submodule loads on first use, after the window's options
+
+from slinky3d.errors import SlinkyError, error_line
+from slinky3d.resources import data_dir
 from slinky3d.runtime import commands
-from slinky3d.runtime.commands import one_line
 from slinky3d.runtime.memory import Upkeep
 from slinky3d.runtime.notify import Notifier
+from slinky3d.runtime.source import Source
 from slinky3d.runtime.thread import SimThread
-from slinky3d.scene.look import CameraHint, Look
 from slinky3d.scene.spec import Scene
 from slinky3d.viewer.app import keys
-from slinky3d.viewer.app.instant_replay import Replay
-from slinky3d.viewer.app.window import FONT_PX, Viewer
+from slinky3d.viewer.app.lost_context import is_gl_error, release_gl
+from slinky3d.viewer.app.policy import Action, Policy
+from slinky3d.viewer.app.window import Viewer
+from slinky3d.viewer.jobs import need_display, parse_size
+from slinky3d.viewer.kiosk.caption import Placard
 from slinky3d.viewer.kiosk.playlist import Playlist, caption_of, load_playlist
 from slinky3d.viewer.kiosk.state import (
     ATTRACT,
     Attendant,
     EndReplay,
     Event,
-    LetGo,
     Open,
     Play,
+    PutBack,
     Quit,
     ReplayDrop,
-    Reset,
+    ScriptedDrop,
     check_playlist,
     first_valid,
 )
+from slinky3d.viewer.overlay.panel import SaveScene
 
 log = logging.getLogger("slinky3d.kiosk")
 
@@ -85,27 +94,24 @@ class KioskThread(SimThread):
         self._log = deque(maxlen=LOG_COMMANDS)
 
 
-class Kiosk(Viewer):
-    """The app's window run as a kiosk by an Attendant."""
+class Kiosk(Policy):
+    """The kiosk's rules for the app's window, and the Attendant that runs it. The
+    window is `app`: the kiosk holds it, and it asks the kiosk (its policy) which keys
+    do what, before and after each frame, and when a frame fails."""
+
+    off = frozenset(OFF)
+    hud_caption = False  # the kiosk's placard shows the captions, with what to do
 
     def __init__(self, playlist: Playlist, first: tuple[int, Scene], size: tuple[int, int],
                  fullscreen: bool = True, quality: str = "auto", max_frames: int = 0,
-                 save_frame: Path | None = None, source: Any = None,
+                 save_frame: Path | None = None, source: Source | None = None,
                  notifier: Notifier | None = None):
         index, scene = first
-        look = scene.look if isinstance(scene.look, Look) else Look()
-        hint = scene.camera if isinstance(scene.camera, CameraHint) else CameraHint()
-        super().__init__(scene, look, hint, size, quality=quality, max_frames=max_frames,
-                         save_frame=save_frame, source=source or KioskThread(scene))
-        from slinky3d.viewer.kiosk.caption import Caption
-
-        self.quality = quality
         self.playlist = playlist
         now = time.perf_counter()
         self.attendant = Attendant(playlist, now)
         self.attendant.opened_entry(index, now)
         self.entry_scene = scene
-        self.caption = Caption(self.ctx)
         self.notifier = notifier or Notifier()
         self.exit_code = 0
         self.gl_recoveries = 0  # over the run
@@ -123,21 +129,39 @@ class Kiosk(Viewer):
         self._seen_error = ""
         self._cursor_shown: bool | None = None
         self._pointer: tuple[float, float] | None = None  # where the pointer was last
-        self._sway_base = self.camera
-        self._quiet_hud_caption()
-        self._push_kiosk_handlers()
-        self._sync_cursor()
+        self.app = Viewer(scene, scene.look, scene.camera, size, quality=quality,
+                          max_frames=max_frames, save_frame=save_frame,
+                          source=source or KioskThread(scene), policy=self)
         if fullscreen:
-            self.window.set_fullscreen(True)
+            self.app.window.set_fullscreen(True)
         log.info("kiosk: playing entry %d (%s)", index + 1, playlist.entries[index].name)
 
-    def _quiet_hud_caption(self) -> None:
-        """The kiosk draws the captions (the playlist's, for the whole attract time, with
-        what to do): an overlay whose HUD has a caption of its own (the app's, a few
-        seconds after a scene opens) keeps it hidden here, not drawn twice."""
-        caption = getattr(getattr(self.overlay, "hud", None), "caption", None)
-        if caption is not None and hasattr(caption, "visible"):
-            caption.visible = lambda scene: False
+    def bind(self, app: Viewer) -> None:
+        self.app = app
+        self.placard = Placard(app.ctx)
+        self._sway_base = app.camera
+        self._push_kiosk_handlers()
+        self._sync_cursor()
+
+    # -- the policy's rules -------------------------------------------------------------
+    def actions(self) -> dict[str, Action]:
+        return {"scene": self.open_playlist_entry}
+
+    def allows(self, action: object) -> bool:
+        if isinstance(action, SaveScene):
+            self.app.say("saving scenes is off in the kiosk")
+            return False
+        return True
+
+    def help_lines(self, lines: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        off = {b.label for b in keys.BINDINGS if b.action in OFF}
+        n = len(self.playlist.entries)
+        return [(k, f"open scene 1-{min(n, 9)} of the exhibit") if k == "1-9" else (k, w)
+                for k, w in lines if k not in off]
+
+    def close_requested(self) -> bool:
+        log.info("window close ignored (the exit chord is %s)", self.playlist.exit)
+        return False
 
     # -- input: above the overlay's handlers, so that the chord always gets through --
     def _kiosk_handlers(self) -> dict[str, Any]:
@@ -146,12 +170,10 @@ class Kiosk(Viewer):
                     on_mouse_scroll=self._kiosk_pointer)
 
     def _push_kiosk_handlers(self) -> None:
-        self.window.push_handlers(**self._kiosk_handlers())
+        self.app.window.push_handlers(**self._kiosk_handlers())
 
     def _kiosk_key(self, symbol, modifiers):
-        import pyglet
-        from pyglet.window import key
-
+        key = pyglet.window.key
         name = key.symbol_string(symbol)
         mods = {m for m, bit in (("ctrl", key.MOD_CTRL), ("alt", key.MOD_ALT),
                                  ("shift", key.MOD_SHIFT), ("super", key.MOD_WINDOWS))
@@ -178,267 +200,188 @@ class Kiosk(Viewer):
         if visible != self._cursor_shown:
             self._cursor_shown = visible
             try:
-                self.window.set_mouse_visible(visible)
+                self.app.window.set_mouse_visible(visible)
             except Exception as e:  # noqa: BLE001 - a window system without a cursor
-                log.info("cursor: %s", one_line(e))
+                log.info("cursor: %s", error_line(e))
 
     # -- the attendant's events --------------------------------------------------------
     def do_events(self, events: list[Event]) -> None:
+        app = self.app
         for ev in events:
             if isinstance(ev, Open):
                 self.open_entry(ev.index, attract=True)
             elif isinstance(ev, Play):  # the camera stays where the sway had it
                 log.info("play: a visitor took over (%s)", self.attendant.entry.name)
             elif isinstance(ev, EndReplay):
-                self.leave_past()
-                self.send(commands.Resume())
+                app.instant_replay.leave_past()
+                app.send(commands.Resume())
             elif isinstance(ev, ReplayDrop):
-                self.replay = Replay(ev.t0, ev.t1, time.perf_counter(), False)
-                self.scrub_t = None
-                self.send(commands.Pause())
+                app.instant_replay.start(ev.t0, ev.t1, was_paused=False)
                 log.info("drop: slow-motion replay of t = %.2f..%.2f s", ev.t0, ev.t1)
-            elif isinstance(ev, LetGo):
-                for i, sl in enumerate(self._shown.slinkies):
+            elif isinstance(ev, ScriptedDrop):
+                for i, sl in enumerate(app.shown.slinkies):
                     if sl.anchor_held:
-                        self.send(commands.LetGo(i))
-            elif isinstance(ev, Reset):
-                self.key_reset()
-                self.send(commands.Resume())
+                        app.send(commands.LetGo(i))
+            elif isinstance(ev, PutBack):
+                app.reset()
+                app.send(commands.Resume())
             elif isinstance(ev, Quit):
                 log.info("exit chord: quitting")
                 self.exit_code = 0
-                self.quit()
+                app.quit()
+
+    def open_playlist_entry(self, index: int) -> None:
+        """1-9: the playlist's scenes, not every shipped one."""
+        if index < len(self.playlist.entries):
+            self.open_entry(index, attract=False)
 
     def open_entry(self, index: int, attract: bool) -> None:
         """Open playlist entry `index`, or the next that loads; the attract loop's
         state back to its start (time scale 1, playing, no panel)."""
+        app = self.app
         found = first_valid(self.playlist, index)
         now = time.perf_counter()
         if found is None:
             log.error("no scene of the playlist loads now: %s plays again",
                       self.attendant.entry.name)
-            self.key_reset()
-            self.send(commands.Resume())
+            app.reset()
+            app.send(commands.Resume())
             self.attendant.opened_entry(self.attendant.index, now)
             return
         i, scene = found
         self.skipped += (i - index) % len(self.playlist.entries)
-        if attract and self.side_view:
-            self.toggle_side_view()  # the loop shows the 3D picture (open_scene keeps it)
-        self.open_scene(scene)
+        if attract and app.ui.side_view:
+            app.toggle_side_view()  # the loop shows the 3D picture (open_scene keeps it)
+        app.open_scene(scene)
         self.entry_scene = scene
         self._seen_rollbacks, self._seen_error = 0, ""
         if attract:
-            self.show_panel = self.show_help = False
-            self._set_scale(0)
-            self.message = ""
-        self.send(commands.Resume())
-        self._sway_base = self.camera
+            app.ui.show_panel = app.ui.show_help = False
+            app.set_scale(0)
+            app.ui.message = ""
+        app.send(commands.Resume())
+        self._sway_base = app.camera
         self.attendant.opened_entry(i, now)
         self.entries_opened += 1
         self.upkeep.scene_opened(now)
         log.info("%s: entry %d (%s)", "attract" if attract else "play", i + 1,
                  self.playlist.entries[i].name)
 
-    # -- keys the kiosk changes ---------------------------------------------------------
-    def key_scene(self, index: int = 0) -> None:
-        """1-9: the playlist's scenes, not every shipped one."""
-        if index < len(self.playlist.entries):
-            self.open_entry(index, attract=False)
-
-    def key_quit(self, index: int = 0) -> None:
-        pass
-
-    def key_fullscreen(self, index: int = 0) -> None:
-        pass
-
-    def key_screenshot(self, index: int = 0) -> None:
-        pass
-
-    def key_clip(self, index: int = 0) -> None:
-        pass
-
-    def key_keep(self, index: int = 0) -> None:
-        pass
-
-    def do_action(self, action) -> None:
-        from slinky3d.viewer.overlay.panel import SaveScene
-
-        if isinstance(action, SaveScene):
-            self.say("saving scenes is off in the kiosk")
-            return
-        super().do_action(action)
-
-    def on_close(self):
-        import pyglet
-
-        log.info("window close ignored (the exit chord is %s)", self.playlist.exit)
-        return pyglet.event.EVENT_HANDLED
-
-    def overlay_view(self, snap, now: float | None = None):
-        view = super().overlay_view(snap, now)
-        off = {b.label for b in keys.BINDINGS if b.action in OFF}
-        lines = [(k, w) for k, w in view.help_lines if k not in off]
-        n = len(self.playlist.entries)
-        view.help_lines = [(k, f"open scene 1-{min(n, 9)} of the exhibit") if k == "1-9"
-                           else (k, w) for k, w in lines]
-        return view
-
     # -- the frame ----------------------------------------------------------------------
-    def on_draw(self) -> None:
-        now = time.perf_counter()
-        try:
-            if self._lose_context:
-                import moderngl
+    def before_frame(self, now: float) -> None:
+        if self._lose_context:
+            self._lose_context = False
+            raise moderngl.Error("simulated GL context loss")
+        self._watch_solver()
+        snap = self.app.shown
+        self.do_events(self.attendant.tick(
+            now, snap.t, [sl.anchor_held for sl in snap.slinkies],
+            self.app.instant_replay.replay is not None))
+        self._sway(now)
+        self._sync_cursor()
 
-                self._lose_context = False
-                raise moderngl.Error("simulated GL context loss")
-            self._watch_solver()
-            snap = self._shown
-            self.do_events(self.attendant.tick(
-                now, snap.t, [sl.anchor_held for sl in snap.slinkies],
-                self.replay is not None))
-            self._sway(now)
-            self._sync_cursor()
-            if self.window.context is None:  # the chord closed it
-                return
-            super().on_draw()
-        except Exception as e:  # noqa: BLE001 - the exhibit goes on; see below
-            self._frame_failed(e)
-            return
+    def after_frame(self, now: float) -> None:
         self._gl_failures = self._frame_failures = 0
         self.upkeep.tick(now)
         self.notifier.ready("playing")
         self.notifier.watchdog()
 
-    def _pace(self, dt: float) -> None:
-        """The app's frame loop; what the frame's drawing does not catch (the buffer
-        swap: a lost context raises there too) is handled as a failed frame."""
-        import pyglet
-
-        from slinky3d.viewer.app.window import FRAME_INTERVAL
-
-        try:
-            super()._pace(dt)
-        except Exception as e:  # noqa: BLE001 - the exhibit goes on
-            self._frame_failed(e)
-            if self.window.context is not None:
-                pyglet.clock.schedule_once(self._pace, FRAME_INTERVAL)
-
-    def _overlay(self, snap, now: float) -> None:
-        super()._overlay(snap, now)
+    def after_overlay(self, screen: Any, size: tuple[int, int], now: float) -> None:
         a = self.attendant
         if a.mode == ATTRACT:
             title, text = caption_of(a.entry, self.entry_scene)
             hint = ATTRACT_HINT
         else:
             title, text, hint = "", "", PLAY_HINT
-        if self.replay is not None:
+        if self.app.instant_replay.replay is not None:
             title, text, hint = "", "", ""  # the overlay's replay badge says it
-        self.caption.draw(self._screen, self._screen_size, title, text, hint)
+        self.placard.draw(screen, size, title, text, hint)
 
     def _sway(self, now: float) -> None:
         """The attract loop's camera: to and fro about the scene's framing."""
         sway = self.playlist.sway
-        if self.attendant.mode != ATTRACT or sway <= 0 or self.side_view:
+        if self.attendant.mode != ATTRACT or sway <= 0 or self.app.ui.side_view:
             return
         phase = 2 * math.pi * (now - self.attendant.opened) / SWAY_PERIOD
         base = self._sway_base
-        self.camera = replace(base, yaw=base.yaw + math.radians(sway) * math.sin(phase))
+        self.app.camera = replace(base, yaw=base.yaw + math.radians(sway) * math.sin(phase))
 
     def _watch_solver(self) -> None:
         """Log roll-backs; a solver fault (the thread paused, its state put back) puts
         the scene back and plays on."""
-        rb = self._shown.rollbacks
+        app = self.app
+        rb = app.shown.rollbacks
         if rb > self._seen_rollbacks:
             self.rollbacks += rb - self._seen_rollbacks
-            log.warning("%s (%s)", self._shown.status or "solver rolled back",
+            log.warning("%s (%s)", app.shown.status or "solver rolled back",
                         self.attendant.entry.name)
         self._seen_rollbacks = rb
-        error = getattr(self.source, "error", "")
+        error = app.source.error
         if error and error != self._seen_error:
             self.solver_faults += 1
             log.error("%s (%s): scene put back", error, self.attendant.entry.name)
-            self.leave_past()
-            self.key_reset()
-            self.send(commands.Resume())
+            app.instant_replay.leave_past()
+            app.reset()
+            app.send(commands.Resume())
         self._seen_error = error
 
-    def _frame_failed(self, e: Exception) -> None:
+    def frame_failed(self, error: Exception) -> bool:
         self.frame_errors += 1
-        if _is_gl_error(e) or self._gl_broken:
-            self._recover_gl(e)
-            return
+        if is_gl_error(error) or self._gl_broken:
+            self._recover_gl(error)
+            return True
         self._frame_failures += 1
-        log.error("frame failed: %s", one_line(e), exc_info=self._frame_failures == 1)
+        log.error("frame failed: %s", error_line(error), exc_info=self._frame_failures == 1)
         if self._frame_failures >= MAX_FRAME_ERRORS:
             self._give_up(f"{self._frame_failures} frames in a row failed")
+        return True
 
     def _give_up(self, why: str) -> None:
         log.critical("%s: exiting with status %d to be started again", why, EXIT_RESTART)
         self.exit_code = EXIT_RESTART
-        self.quit()
+        self.app.quit()
 
     # -- a lost GL context --------------------------------------------------------------
     def simulate_context_loss(self) -> None:
         """As a lost context leaves things (tests, benchmarks): the GL objects gone, and
         the next frame's first GL call raising."""
-        for obj in (self.renderer, self._overlay_cache, self.caption):
+        for obj in (*self.app.gl_objects(), self.placard):
             release_gl(obj)
         self._lose_context = True
 
     def _recover_gl(self, e: Exception) -> None:
-        """New GL objects on the window's context: moderngl's context, the renderer, the
-        overlay (imgui's GL objects) and its cache, the caption."""
-        import moderngl
-
-        from slinky3d.viewer.gl.renderer import Renderer
-        from slinky3d.viewer.kiosk.caption import Caption
-        from slinky3d.viewer.overlay.cache import OverlayCache
-        from slinky3d.viewer.overlay.layer import Overlay
-
+        """New GL objects on the window's context (window.Viewer.recreate_gl), then the
+        placard's and the kiosk's handlers above the new overlay's (gl_recreated)."""
         self._gl_failures += 1
         self.gl_recoveries += 1
-        log.error("GL error (%s): recreating the GL objects (%d in a row)", one_line(e),
+        log.error("GL error (%s): recreating the GL objects (%d in a row)", error_line(e),
                   self._gl_failures)
         if self._gl_failures > MAX_GL_RECOVERIES:
             self._give_up("the GL objects cannot be recreated")
             return
         try:
-            self.window.switch_to()
-            for obj in (self.renderer, self._overlay_cache, self.caption):
-                release_gl(obj)
-            try:
-                self.overlay.close()
-            except Exception as e2:  # noqa: BLE001 - its objects may be gone already
-                log.info("overlay close: %s", one_line(e2))
-            # A new moderngl context on the window's GL context (create_context would
-            # hand back the old one, its default).
-            moderngl.init_context()
-            self.ctx = moderngl.get_context()
-            fb = tuple(self.window.get_framebuffer_size())
-            self.renderer = Renderer(self.ctx, fb, quality=self.quality)
-            self._screen, self._screen_size = self.ctx.screen, fb
-            self.overlay = Overlay(self.window, FONT_PX)
-            self._overlay_cache = OverlayCache(self.ctx, self.overlay)
-            self._quiet_hud_caption()
-            self.caption = Caption(self.ctx)
-            # The new overlay's handlers went on top: the kiosk's go above them again.
-            self.window.remove_handlers(**self._kiosk_handlers())
-            self._push_kiosk_handlers()
+            release_gl(self.placard)
+            self.app.recreate_gl()
             self._gl_broken = False
-            log.info("GL objects recreated (%s)", self.ctx.info.get("GL_RENDERER", "?"))
+            log.info("GL objects recreated (%s)",
+                     self.app.ctx.info.get("GL_RENDERER", "?"))
             if self.gl_recoveries >= MAX_GL_RECOVERIES_TOTAL:
                 self._give_up(f"{self.gl_recoveries} GL recoveries: a fresh start frees "
                               "what they left with the driver")
         except Exception as e2:  # noqa: BLE001 - the next frame tries again
             self._gl_broken = True  # whatever the next frame raises, this is why
-            log.error("recreating the GL objects failed: %s", one_line(e2))
+            log.error("recreating the GL objects failed: %s", error_line(e2))
+
+    def gl_recreated(self) -> None:
+        self.placard = Placard(self.app.ctx)
+        # The new overlay's handlers went on top: the kiosk's go above them again.
+        self.app.window.remove_handlers(**self._kiosk_handlers())
+        self._push_kiosk_handlers()
 
     def run(self) -> int:
         """Play until the exit chord; 0 then, EXIT_RESTART when it gave up."""
         try:
-            super().run()
+            self.app.run()
         finally:
             self.notifier.stopping()
             log.info("kiosk stopped (status %d): %d entries opened, %d skipped, %d "
@@ -448,69 +391,11 @@ class Kiosk(Viewer):
         return self.exit_code
 
 
-def _is_gl_error(e: Exception) -> bool:
-    """moderngl's, PyOpenGL's and pyglet's GL errors (a lost context raises them)."""
-    import moderngl
-
-    if isinstance(e, moderngl.Error):
-        return True
-    mod = type(e).__module__ or ""
-    return mod.startswith("OpenGL") or type(e).__name__ == "GLException"
-
-
-def release_gl(obj: Any, depth: int = 6) -> int:
-    """Release the moderngl objects `obj` holds, in its attributes and those of the
-    slinky3d objects it holds, in dicts, lists and tuples, a few levels deep, and a
-    framebuffer's attachments (made inline, they are held by nothing else); returns how
-    many. Errors are ignored: the context may be gone."""
-    import moderngl
-
-    seen: set[int] = set()
-    count = 0
-
-    def walk(x: Any, d: int) -> None:
-        nonlocal count
-        if d < 0 or id(x) in seen or isinstance(x, moderngl.Context):
-            return
-        seen.add(id(x))
-        module = type(x).__module__ or ""
-        if module.startswith("moderngl") and hasattr(x, "release"):
-            if isinstance(x, moderngl.Framebuffer):
-                try:  # (a released one has none)
-                    parts = (*(x.color_attachments or ()), x.depth_attachment)
-                except Exception:  # noqa: BLE001 - gone already
-                    parts = ()
-                for a in parts:
-                    if a is not None:
-                        walk(a, d)
-            try:
-                x.release()
-                count += 1
-            except Exception:  # noqa: BLE001, S110 - gone already
-                pass
-            return
-        if isinstance(x, dict):
-            items = list(x.values())
-        elif isinstance(x, list | tuple):
-            items = list(x)
-        elif module.startswith("slinky3d") and hasattr(x, "__dict__"):
-            items = list(vars(x).values())
-        else:
-            return
-        for v in items:
-            walk(v, d - 1)
-
-    walk(obj, depth)
-    return count
-
-
 # -- the command ----------------------------------------------------------------------
 def setup_logging(folder: Path | None = None, stderr: bool = False) -> Path:
     """The kiosk's log: rotating files in the user's log folder (or `folder`), and with
     `stderr` the warnings there too (the journal, under systemd). Returns the log file's
     path."""
-    import platformdirs
-
     folder = Path(folder) if folder is not None else Path(platformdirs.user_log_dir("slinky3d"))
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -544,8 +429,6 @@ def setup_logging(folder: Path | None = None, stderr: bool = False) -> Path:
 
 def unit_text(playlist: str | None) -> str:
     """The shipped systemd unit with ExecStart naming this installation's slinky3d."""
-    from slinky3d.resources import data_dir
-
     text = (data_dir("kiosk") / "slinky3d-kiosk.service").read_text(encoding="utf-8")
     exe = shutil.which("slinky3d")
     command = exe if exe else f"{sys.executable} -m slinky3d"
@@ -558,8 +441,6 @@ def unit_text(playlist: str | None) -> str:
 
 def run(args: Any) -> int:
     """`slinky3d kiosk`: check the playlist, open the kiosk, play until the chord."""
-    from slinky3d.viewer.jobs import _need_display, parse_size
-
     if args.print_unit:
         print(unit_text(args.playlist), end="")
         return 0
@@ -580,7 +461,7 @@ def run(args: Any) -> int:
     if good < len(playlist.entries):
         log.warning("%d of %d playlist scenes load (%s says why not)", good,
                     len(playlist.entries), path)
-    _need_display()
+    need_display()
     first = first_valid(playlist, 0)
     if first is None:  # they loaded a moment ago
         raise SlinkyError(f"{playlist.path}: no scene of the playlist loads")

@@ -7,7 +7,7 @@ clock, input and what each frame shows, and carries out the events it returns.
 In the attract loop each playlist entry plays for its seconds (a scripted let-go
 `let_go` s after it opens), then the next opens; a drop's replay, once over, moves the
 loop on too. In play the visitor has the app's controls; a drop's replay, once over,
-puts the scene back (Reset). A drop is a Slinky's anchored end let go (the LetGo key or
+puts the scene back (PutBack). A drop is a Slinky's anchored end let go (the let-go key or
 a scene's scheduled release): the snapshot's `anchor_held` going from true to false.
 """
 
@@ -56,12 +56,12 @@ class ReplayDrop:
 
 
 @dataclass(frozen=True)
-class LetGo:
+class ScriptedDrop:
     """The attract loop lets go of the held ends (the entry's `let_go`)."""
 
 
 @dataclass(frozen=True)
-class Reset:
+class PutBack:
     """Put the scene back (after a drop's replay in play)."""
 
 
@@ -70,7 +70,7 @@ class Quit:
     """The exit chord."""
 
 
-Event = Open | Play | EndReplay | ReplayDrop | LetGo | Reset | Quit
+Event = Open | Play | EndReplay | ReplayDrop | ScriptedDrop | PutBack | Quit
 
 
 class Attendant:
@@ -152,7 +152,7 @@ class Attendant:
             if self.mode == ATTRACT:
                 self._entry_over = True
             else:
-                events.append(Reset())
+                events.append(PutBack())
         if (self.drop_t is not None and not self.replaying
                 and t >= self.drop_t + self.playlist.replay_after):
             events.append(ReplayDrop(max(0.0, self.drop_t - REPLAY_LEAD),
@@ -175,7 +175,7 @@ class Attendant:
         if entry.let_go is not None and not self._let_go_done \
                 and now - self.opened >= entry.let_go:
             self._let_go_done = True
-            events.append(LetGo())
+            events.append(ScriptedDrop())
         over = now - self.opened >= self.playlist.seconds_of(entry) and not self.replaying
         if (over or self._entry_over) and self.drop_t is None:
             events.append(Open(self.next_index()))

@@ -2,26 +2,28 @@
 read: the centre of mass and its free-fall parabola, the collapse front, the contact
 timeline, coils coloured by stretch, and a click on coil impacts.
 
-A mixin of the window (window.Viewer), which provides the `scene`, the `stage`, the
-solver `source` (its history), `say` and the overlay, and which joins
-`phenomena_action` and `phenomena_view` to the panel's actions and the overlay's view.
-Each overlay is toggled by a key (keys.py) and in the panel's "overlays" section; all
-start off. The 3D ones are drawn in the scene: the centre of mass as a glowing marker,
-its parabola as a glowing line from the release down to the floor, the front as a ring
-around its coil (the renderer's `marks`: main pass only, no shadow); the stretch as the
-renderer's per-hoop tints; the timeline in its own overlay window (timeline.py).
+A part of the window (window.Viewer): it reads the scene, the stage and the source's
+history, and says what it does through the window's `say`; the window joins its
+`action` and `view` to the panel's actions and the overlay's view. Each overlay is
+toggled by a key (keys.py) and in the panel's "overlays" section; all start off. The 3D
+ones are drawn in the scene: the centre of mass as a glowing marker, its parabola as a
+glowing line from the release down to the floor, the front as a ring around its coil
+(the renderer's `marks`: main pass only, no shadow); the stretch as the renderer's
+per-hoop tints; the timeline in its own overlay window (overlay/timeline.py).
 """
 
 from __future__ import annotations
 
 import functools
-from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from slinky3d.runtime.snapshot import Snapshot
+from slinky3d.runtime.source import Source
+from slinky3d.scene.spec import Scene
 from slinky3d.viewer import coupling
 from slinky3d.viewer.app.impact_sound import ImpactSound
 from slinky3d.viewer.marks import collapse_front, stretch
@@ -47,7 +49,6 @@ PARABOLA_SEGMENTS = 60
 FRONT_RING = 1.35  # the front's ring radius, in Slinky radii
 FRONT_WIDTH = 0.09  # its tube radius, in Slinky radii
 TIMELINE_PERIOD = 0.1  # wall s between updates of the timeline (as the HUD's plot)
-FRAMES_KEPT = 600  # frames kept for the timeline when the source keeps no history
 
 
 @dataclass(frozen=True)
@@ -67,123 +68,110 @@ class PhenomenaView:
     timelines: tuple[timeline.Timeline | None, ...] = ()
 
 
-class PhenomenaOverlays:
+class Phenomena:
     """The overlays' state, their keys, and what they add to the frame."""
 
-    scene: Any
-    stage: Any
-    source: Any
-
-    if TYPE_CHECKING:
-        def say(self, text: str) -> None: ...
-
-        @property
-        def history(self) -> Any: ...
-
-    def init_phenomena(self) -> None:
-        self.overlays: set[str] = set()
+    def __init__(self, source: Source, scene: Callable[[], Scene],
+                 stage: Callable[[], Any], say: Callable[[str], None]):
+        self.source, self._scene, self._stage, self._say = source, scene, stage, say
+        self.on: set[str] = set()
         self.impact_sound = ImpactSound()
         self._falls: tuple[Any, list[FreeFall]] | None = None  # (scene, one per Slinky)
         self._parabola_mesh: tuple[tuple, np.ndarray] | None = None
         self._timelines: tuple[float, float, tuple] | None = None  # (wall, t, timelines)
-        self._frames: deque[Snapshot] = deque(maxlen=FRAMES_KEPT)
+
+    def actions(self) -> dict[str, Callable[[int], None]]:
+        """The overlay keys (keys.py): the index-th of OVERLAYS on or off."""
+        return {"overlay": lambda index: self.toggle(OVERLAYS[index][0])}
 
     # -- toggles -------------------------------------------------------------------
-    def set_overlay(self, name: str, on: bool) -> None:
+    def set(self, name: str, on: bool) -> None:
         """Turn overlay `name` (OVERLAYS) on or off; the click only with an audio device."""
         if name == "sound":
             on = self.impact_sound.enable(on)
             if not on and self.impact_sound.unavailable:
-                self.say(f"click on impacts unavailable: {self.impact_sound.unavailable}")
+                self._say(f"click on impacts unavailable: {self.impact_sound.unavailable}")
         if on:
-            self.overlays.add(name)
+            self.on.add(name)
         else:
-            self.overlays.discard(name)
+            self.on.discard(name)
 
-    def toggle_overlay(self, name: str) -> None:
-        self.set_overlay(name, name not in self.overlays)
+    def toggle(self, name: str) -> None:
+        self.set(name, name not in self.on)
 
-    def key_overlay(self, index: int = 0) -> None:
-        """The overlay keys (keys.py): the index-th of OVERLAYS on or off."""
-        self.toggle_overlay(OVERLAYS[index][0])
-
-    def phenomena_action(self, action: object) -> bool:
+    def action(self, action: object) -> bool:
         """Carry out the panel's `action` if it is these overlays' (SetOverlay)."""
         if isinstance(action, SetOverlay):
-            self.set_overlay(action.name, action.on)
+            self.set(action.name, action.on)
             return True
         return False
 
     # -- each frame ----------------------------------------------------------------
-    def observe_phenomena(self, snap: Snapshot, now: float) -> None:
+    def observe(self, snap: Snapshot, now: float) -> None:
         """The frame shows `snap`: follow the releases (so that the parabola is there the
-        moment its overlay is turned on), click on impacts, keep the frame."""
+        moment its overlay is turned on), click on impacts."""
         for fall, sl in zip(self.free_falls(), snap.slinkies, strict=False):
             fall.observe(snap.t, sl)
         self.impact_sound.frame(snap, now)
-        if "timeline" in self.overlays and not hasattr(self.history, "snapshots"):
-            if self._frames and snap.t < self._frames[-1].t:
-                self._frames.clear()
-            self._frames.append(snap)
 
     def free_falls(self) -> list[FreeFall]:
         """One free-fall tracker per Slinky of the scene, each with its gravity."""
-        if self._falls is None or self._falls[0] is not self.scene:
-            self._falls = (self.scene, [FreeFall(s.params.g) for s in self.scene.slinkies])
+        scene = self._scene()
+        if self._falls is None or self._falls[0] is not scene:
+            self._falls = (scene, [FreeFall(s.params.g) for s in scene.slinkies])
         return self._falls[1]
 
-    def phenomena_props(self, snap: Snapshot) -> list[np.ndarray]:
+    def props(self, snap: Snapshot) -> list[np.ndarray]:
         """This frame's 3D marks ((n, 10) mesh triangles, as props): the centre of mass,
         its parabola, the collapse front."""
         parts: list[np.ndarray] = []
-        if "com" in self.overlays:
+        if "com" in self.on:
             for fall, sl in zip(self.free_falls(), snap.slinkies, strict=False):
                 parts.append(com_marker(centre_of_mass(sl), sl.R))
                 if fall.parabola is not None:
                     parts.append(self._parabola(fall.parabola, sl.R))
-        if "front" in self.overlays:
+        if "front" in self.on:
             for sl in snap.slinkies:
                 f = collapse_front.front(sl)
                 if f is not None:
                     parts.append(front_ring(sl.ends, f, sl.R))
         return parts
 
-    def phenomena_marks(self, snap: Snapshot) -> np.ndarray | None:
-        """`phenomena_props` as one mesh for the renderer's `marks` (None: nothing)."""
-        parts = self.phenomena_props(snap)
+    def marks(self, snap: Snapshot) -> np.ndarray | None:
+        """`props` as one mesh for the renderer's `marks` (None: nothing)."""
+        parts = self.props(snap)
         return np.concatenate(parts) if parts else None
 
     def _parabola(self, p: Parabola, R: float) -> np.ndarray:
-        key = (p.t0, tuple(p.p0), tuple(p.v0), p.g, R, self.stage.floor_y)
+        floor_y = self._stage().floor_y
+        key = (p.t0, tuple(p.p0), tuple(p.v0), p.g, R, floor_y)
         if self._parabola_mesh is None or self._parabola_mesh[0] != key:
-            self._parabola_mesh = (key, parabola_tube(p, R, self.stage.floor_y))
+            self._parabola_mesh = (key, parabola_tube(p, R, floor_y))
         return self._parabola_mesh[1]
 
-    def phenomena_tints(self, snap: Snapshot) -> list[np.ndarray | None] | None:
+    def tints(self, snap: Snapshot) -> list[np.ndarray | None] | None:
         """Per Slinky, the per-hoop tints of the colour by stretch (None: off)."""
-        if "stretch" not in self.overlays:
+        if "stretch" not in self.on:
             return None
         out: list[np.ndarray | None] = []
-        for spec, sl in zip(self.scene.slinkies, snap.slinkies, strict=False):
+        for spec, sl in zip(self._scene().slinkies, snap.slinkies, strict=False):
             p = spec.params
             out.append(stretch.tints(sl, stretch.hanging_angle(p.m, p.g, p.R, p.N, p.k_coil)))
         return out
 
-    def phenomena_view(self, snap: Snapshot, now: float) -> PhenomenaView:
+    def view(self, snap: Snapshot, now: float) -> PhenomenaView:
         """What the 2D overlay shows: the toggles and the timelines up to `snap`'s time."""
         timelines: tuple = ()
-        if "timeline" in self.overlays:
+        if "timeline" in self.on:
             cached = self._timelines
             if cached is None or now - cached[0] >= TIMELINE_PERIOD or snap.t < cached[1]:
-                history = self.history
-                snaps = (history.snapshots() if hasattr(history, "snapshots")
-                         else list(self._frames))
+                snaps = self.source.history.snapshots()
                 timelines = tuple(timeline.build(snaps, i, snap.t)
                                   for i in range(len(snap.slinkies)))
                 self._timelines = (now, snap.t, timelines)
             else:
                 timelines = cached[2]
-        return PhenomenaView(on=frozenset(self.overlays),
+        return PhenomenaView(on=frozenset(self.on),
                              sound_unavailable=self.impact_sound.unavailable,
                              timelines=timelines)
 

@@ -24,6 +24,7 @@ class Caption:
         self.px = font_px
         self.clock = clock
         self.pinned: bool | None = None  # True: shown, False: hidden, None: by the timer
+        self.enabled = True  # False: never shown (the kiosk shows its own placard)
         self._scene: Any = None
         self._opened = -float("inf")  # clock s the scene was opened
         self.rect = (0.0, 0.0, 0.0, 0.0)  # where it was drawn last (x0, y0, x1, y1)
@@ -32,8 +33,9 @@ class Caption:
         """Whether the caption of `scene` shows now (a new scene restarts the timer)."""
         if scene is not self._scene:
             self._scene, self._opened, self.pinned = scene, self.clock(), None
-        if scene is None or not (getattr(scene, "title", "") or getattr(scene, "description",
-                                                                         "")):
+        if not self.enabled or scene is None:
+            return False
+        if not (getattr(scene, "title", "") or getattr(scene, "description", "")):
             return False
         if self.pinned is not None:
             return self.pinned

@@ -118,7 +118,7 @@ class Overlay:
         # sampled at its nearest texel (glyphs are drawn pixel for pixel), which costs a
         # software renderer a quarter less per pixel than bilinear sampling.
         io.fonts.flags |= imgui.ImFontAtlasFlags_.no_baked_lines
-        path = _font_path()
+        path = font_path()
         if path:
             io.fonts.add_font_from_file_ttf(path, float(font_px))
         style = imgui.get_style()
@@ -310,7 +310,7 @@ def _passive_flags() -> int:
 _PASSIVE = 0  # set by _modules(): windows that show and never take input
 
 
-def _font_path() -> str | None:
+def font_path() -> str | None:
     import imgui_bundle
 
     p = os.path.join(os.path.dirname(imgui_bundle.__file__), "assets", "fonts", FONT)

@@ -1,0 +1,48 @@
+"""`slinky3d run` (the scene played in the app's window) and `slinky3d replay` (a logged
+session played in it). slinky3d.cli declares their options and calls them."""
+
+from __future__ import annotations
+
+import argparse
+
+from slinky3d.errors import SlinkyError
+from slinky3d.output.session import load_session, save_session
+from slinky3d.runtime.session import SessionPlayer
+from slinky3d.runtime.thread import SimThread
+from slinky3d.scene.loader import load
+from slinky3d.scene.look import CameraHint, Look
+from slinky3d.viewer.app.window import Viewer
+from slinky3d.viewer.jobs import look_and_hint, need_display, parse_camera_option, parse_size
+
+
+def run(args: argparse.Namespace) -> int:
+    """`slinky3d run` (and `slinky3d` alone): the app, until its window closes."""
+    size = parse_size(args.size)
+    parse_camera_option(args.camera)
+    log = args.log_state
+    if log is not None and log.parent and not log.parent.is_dir():
+        raise SlinkyError(f"--log-state: folder {log.parent} does not exist")
+    need_display()
+    sc = load(args.scene, args.set)
+    look, hint = look_and_hint(sc, args)
+    solver = SimThread(sc)
+    v = Viewer(sc, look, hint, size, quality=args.quality, max_frames=args.frames,
+               save_frame=args.save_frame, source=solver)
+    rc = v.run()
+    if log is not None:
+        save_session(log, solver)
+        print(f"session written to {log}")
+    return rc
+
+
+def replay(args: argparse.Namespace) -> int:
+    """`slinky3d replay FILE.npz`: a logged session played in a window."""
+    size = parse_size(args.size)
+    need_display()
+    session = load_session(args.log)
+    sc = session.scene
+    look = sc.look if isinstance(sc.look, Look) else Look()
+    hint = sc.camera if isinstance(sc.camera, CameraHint) else CameraHint()
+    v = Viewer(sc, look, hint, size, quality=args.quality, max_frames=args.frames,
+               save_frame=args.save_frame, source=SessionPlayer(session), live=False)
+    return v.run()
