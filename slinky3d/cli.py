@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from slinky3d.errors import SlinkyError, one_line
-from slinky3d.output import DEFAULT_SOLVER, REALTIME, REFERENCE, SOLVERS
+from slinky3d.output import DEFAULT_FPS, DEFAULT_SOLVER, REALTIME, REFERENCE, SOLVERS
 from slinky3d.version import __version__
+from slinky3d.viewer import WINDOW_SIZE
 from slinky3d.viewer.gl.quality import AUTO, QUALITY
 
-DEFAULT_FPS = 100.0
 MAX_FPS = 10000.0  # samples per second; more only fills the disk
-DEFAULT_SIZE = "1280x720"  # pixels, of a screenshot and of a new window
+DEFAULT_SIZE = "{}x{}".format(*WINDOW_SIZE)
 DEFAULT_SCENE = "hanging-plastic"  # what `slinky3d` alone opens: the desk demo
 MAX_RECORD_BYTES = 2 * 2**30  # the samples a `simulate` or `figure` run keeps in memory
 
@@ -382,7 +382,7 @@ def cmd_kiosk(args: argparse.Namespace) -> int:
 def cmd_record(args: argparse.Namespace) -> int:
     from slinky3d.viewer.film import filming
 
-    return filming.record(args)
+    return filming.run(args)
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:

@@ -25,12 +25,11 @@ from slinky3d.dynamics.step import run
 from slinky3d.dynamics.workspace import (
     COUNTERS,
     LAW_OFF,
-    LAW_PAPER,
-    LAW_RIGID,
     LAW_SOFT,
     LAWS,
     MODES,
     PARAMETERS,
+    hard,
     new_work,
     plain,
 )
@@ -123,7 +122,7 @@ class SlinkySolver:
         self.modes["grab"] = 0
         if not self.spec.anchor.held_at(0.0):
             self._free_anchor()
-        if self.modes["law"] in (LAW_RIGID, LAW_PAPER):
+        if hard(self.modes["law"]):
             j0 = self._first_joint()
             touching = self.q[j0:] <= self.p.theta_min + TOUCHING
             self.q[j0:][touching] = self.p.theta_min

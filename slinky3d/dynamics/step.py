@@ -38,13 +38,13 @@ from slinky3d.dynamics.integrator import ERR_TOL, flow, sum_of_squares
 from slinky3d.dynamics.workspace import (
     HIT,
     LAW_PAPER,
-    LAW_RIGID,
     NO_EVENT,
     REDO,
     SEPARATION,
     ForceWork,
     Work,
     first_joint,
+    hard,
 )
 from slinky3d.model.chain import BASE, TOUCHING
 
@@ -63,7 +63,7 @@ PROJ_TOL = 1e-9  # rad: overlap left to the position projection after locating a
 @njit(**JIT)
 def step(q, qd, sd, t, h, locked, target, par, modes, w, cnt):
     """Advance exactly h with events located inside the step; returns the new time."""
-    if modes.law != LAW_RIGID and modes.law != LAW_PAPER:
+    if not hard(modes.law):
         flow(q, qd, sd, t, h, locked, target, par, modes, w, cnt)
         _keep_dissipation(w)
         return t + h

@@ -44,6 +44,13 @@ LAW_OFF, LAW_RIGID, LAW_PAPER, LAW_SOFT = 0, 1, 2, 3
 LAWS = {"rigid": LAW_RIGID, "paper": LAW_PAPER, "soft": LAW_SOFT}
 assert set(LAWS) == set(CONTACT_LAWS), "a contact law the scene files know has no code"
 
+
+@njit(**JIT)
+def hard(law: int) -> bool:
+    """Whether contact law `law` is hard: coils stop at theta_min and hit as events
+    (rigid, paper), rather than pressing into a penalty spring (soft)."""
+    return law == LAW_RIGID or law == LAW_PAPER
+
 # What ends a sub-step: nothing (the step is done), a coil reaching theta_min, a
 # contact torque reaching zero; or the sub-step is redone in shorter pieces.
 NO_EVENT, HIT, SEPARATION, REDO = 0, 1, 2, 3
@@ -213,7 +220,7 @@ def plain(work: Work) -> tuple:
     return (tuple(work.forces),) + tuple(work)[1:]
 
 
-def record(dtype: np.dtype) -> np.void:
+def zeroed_record(dtype: np.dtype) -> np.void:
     """A zeroed record of `dtype`, as the kernels take it (a view of a 1-element array:
     writes through either reach the same memory)."""
     rec: np.void = np.zeros(1, dtype)[0]

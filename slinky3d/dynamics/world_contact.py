@@ -43,11 +43,10 @@ from slinky3d.dynamics.forces import derivatives, set_base
 from slinky3d.dynamics.lemke import lemke
 from slinky3d.dynamics.step import step
 from slinky3d.dynamics.workspace import (
-    LAW_PAPER,
-    LAW_RIGID,
     ForceWork,
     Work,
     first_joint,
+    hard,
 )
 from slinky3d.dynamics.world_geometry import (
     MAX_CONTACTS,
@@ -353,7 +352,7 @@ def world_step(q, qd, sd, t, h, locked, target, par, modes, wpar, w, ww, cnt):
     for c in range(m):  # static friction for contacts at rest, sliding otherwise
         _, ut = contact_rates(c, R, E, U, ww.body, ww)
         ww.mu[c] = wpar.mu_static if abs(ut) < STICKING else wpar.mu
-    rigid = modes.law == LAW_RIGID or modes.law == LAW_PAPER
+    rigid = hard(modes.law)
     nrow = 0
     for j in range(nj):
         ww.in_rows[j] = False

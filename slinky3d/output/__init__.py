@@ -7,3 +7,4 @@
 REALTIME, REFERENCE = "realtime", "reference"
 SOLVERS = (REALTIME, REFERENCE)
 DEFAULT_SOLVER = REALTIME
+DEFAULT_FPS = 100.0  # samples per simulated second of a recording, a session, a sweep

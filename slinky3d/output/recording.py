@@ -17,7 +17,7 @@ import numpy as np
 from slinky3d.dynamics.solver import warm_up
 from slinky3d.errors import SlinkyError
 from slinky3d.model import chain
-from slinky3d.output import DEFAULT_SOLVER, REALTIME, SOLVERS
+from slinky3d.output import DEFAULT_FPS, DEFAULT_SOLVER, REALTIME, SOLVERS
 from slinky3d.output.trajectory import suffix
 from slinky3d.reference import integrator
 from slinky3d.runtime.simulation import Simulation, grid_step
@@ -52,7 +52,7 @@ def _track(spec: SlinkySpec, t: np.ndarray, qs: Sequence[np.ndarray],
     }
 
 
-def record(scene: Scene, duration: float, fps: float = 100.0,
+def record(scene: Scene, duration: float, fps: float = DEFAULT_FPS,
            solver: str = DEFAULT_SOLVER) -> tuple[dict[str, Any], dict[str, Any]]:
     """Sample a run at t = 0, 1/fps, ... <= duration.  Returns (arrays, stats)."""
     if solver not in SOLVERS:

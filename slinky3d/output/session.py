@@ -18,7 +18,7 @@ import numpy as np
 
 from slinky3d.errors import SlinkyError
 from slinky3d.model.chain import BASE
-from slinky3d.output import REALTIME
+from slinky3d.output import DEFAULT_FPS, REALTIME
 from slinky3d.output.recording import params_json
 from slinky3d.output.trajectory import save, suffix
 from slinky3d.runtime.session import Session, from_thread, session_from_json, session_json
@@ -26,7 +26,6 @@ from slinky3d.runtime.simulation import Simulation
 from slinky3d.runtime.thread import SimThread
 
 SESSION_KEY = "session"
-DEFAULT_FPS = 100.0  # samples per simulated second, at least
 
 
 def sampled(session: Session, fps: float = DEFAULT_FPS) -> tuple[dict[str, Any], str]:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from slinky3d.errors import SlinkyError
-from slinky3d.output import walk
+from slinky3d.output import DEFAULT_FPS, walk
 from slinky3d.resources import data_dir, shipped_names, sweep_path
 from slinky3d.scene.validate import Context, Table, type_name
 
@@ -33,7 +33,6 @@ SPEC_KEYS = ("title", "scene", "duration", "fps", "set", "out", "grid", "map", "
 MAP_KEYS = ("x", "y", "panels")
 WALK_KEYS = ("tol", "dwell")
 MAP_SLOTS = MAP_KEYS  # the picture shows at most this many axes
-DEFAULT_FPS = 100.0  # samples of the ends per simulated second
 MAX_FPS = 10000.0
 MAX_POINTS = 100_000  # a guard against a typo that multiplies the grid
 CONNECT_TIMEOUT = 20.0  # s: how long to wait for a Dask scheduler

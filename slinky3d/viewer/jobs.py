@@ -20,6 +20,7 @@ from slinky3d.runtime.snapshot import Snapshot
 from slinky3d.scene.loader import load
 from slinky3d.scene.look import CameraHint, Look, merge_camera, parse_camera
 from slinky3d.scene.reach import lowest, reach_of
+from slinky3d.scene.spec import Scene
 from slinky3d.viewer.camera import frame_snapshots
 from slinky3d.viewer.gl.context import headless_context
 from slinky3d.viewer.gl.quality import AUTO
@@ -70,12 +71,9 @@ def parse_time(text: str) -> float:
     return t
 
 
-def look_and_hint(sc, args):
-    from slinky3d.scene.look import Look
-
-    look = sc.look if isinstance(sc.look, Look) else Look()
-    hint = sc.camera if isinstance(sc.camera, CameraHint) else CameraHint()
-    return look, merge_camera(hint, parse_camera_option(args.camera))
+def look_and_hint(sc: Scene, args: argparse.Namespace) -> tuple[Look, CameraHint]:
+    """The scene's look, and its camera hint with --camera's keys over it."""
+    return sc.look, merge_camera(sc.camera, parse_camera_option(args.camera))
 
 
 def screenshot(args: argparse.Namespace) -> int:

@@ -5,7 +5,7 @@ import numpy as np
 
 from slinky3d.dynamics.events import first_root, quintic, taylor_hit
 from slinky3d.dynamics.integrator import flow
-from slinky3d.dynamics.workspace import COUNTERS, record
+from slinky3d.dynamics.workspace import COUNTERS, zeroed_record
 from slinky3d.model import chain
 from slinky3d.model.chain import BASE
 from slinky3d.runtime.simulation import Simulation
@@ -40,7 +40,7 @@ def violent(name: str = "hanging-steel"):
 
 def one_flow(s, h, control, pieces=1):
     q, qd, sd = s.q.copy(), s.qd.copy(), s.sd.copy()
-    cnt = record(COUNTERS)
+    cnt = zeroed_record(COUNTERS)
     for i in range(pieces):
         flow(q, qd, sd, i * h / pieces, h / pieces, s.locked, s.target, s.par, s.modes,
              s.work, cnt, control)

@@ -362,5 +362,44 @@ def _release(w, src, name):
     return src.sent[before:]
 
 
+def hashes(out):
+    """Every shipped scene played HASH_SECONDS in the window, drawn every frame with every
+    phenomenon shown, the solver stepped a fixed number of steps a frame: its state hash
+    (the test holds it against the solver's alone)."""
+    from slinky3d.runtime.thread import SimThread
+    from slinky3d.scene.loader import shipped
+
+    res = {}
+    paths = sorted(shipped())
+    first = load(paths[0])
+    src = SimThread(first, realtime=False)  # moves only by Step: no clock
+    v = Viewer(first, first.look, first.camera, SIZE, source=src)
+    v.window._enable_event_queue = False
+    for name, _ in OVERLAYS:
+        if name != "sound":
+            v.phenomena.set(name, True)
+    src.start()
+    for path in paths:
+        sc = load(path)
+        v.open_scene(sc)  # the solver loads it: a fresh simulation of the scene
+        assert src.drain(300)
+        n = round(HASH_SECONDS / src.sim.h)
+        per = max(1, n // HASH_FRAMES)
+        done = 0
+        while done < n:
+            k = min(per, n - done)
+            v.send(commands.Step(k))
+            assert src.drain(300)
+            done += k
+            frames(v, 1, 0)
+        res[path.stem] = [done, src.sim.state_hash()]
+    v.quit()
+    print(json.dumps(res))
+
+
+HASH_SECONDS = 2.0
+HASH_FRAMES = 20
+
+
 if __name__ == "__main__":
-    {"drag": drag, "keys": keys_, "live": live}[sys.argv[1]](sys.argv[2])
+    {"drag": drag, "keys": keys_, "live": live, "hashes": hashes}[sys.argv[1]](sys.argv[2])

@@ -19,11 +19,11 @@ ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.gl
 
 
-def drive(what, tmp_path):
+def drive(what, tmp_path, timeout=300):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")])}
     env.pop("DISPLAY", None)
     p = subprocess.run([sys.executable, str(Path(__file__).with_name("headless_app.py")), what,
-                        str(tmp_path)], env=env, capture_output=True, text=True, timeout=300,
+                        str(tmp_path)], env=env, capture_output=True, text=True, timeout=timeout,
                        cwd=ROOT)
     assert p.returncode == 0, p.stderr[-3000:]
     return json.loads(p.stdout.strip().splitlines()[-1])
@@ -182,3 +182,20 @@ def test_a_roll_back_shows_in_the_hud_and_play_goes_on(live):
     assert r["steps"] > 0 and r["frames"] == 20
     assert r["t_shown"] > r["t_poked"]
     assert live["gl_error"] == "GL_NO_ERROR"
+
+
+@pytest.mark.slow
+def test_the_window_moves_no_physics(tmp_path):
+    """Every shipped scene opened in the window and played 2 s (drawn each frame, every
+    phenomenon shown) ends in the state the solver alone reaches in as many steps, taken
+    offline one at a time as the solver thread takes them (commands.replay)."""
+    from slinky3d.runtime.commands import replay
+    from slinky3d.scene.loader import load, shipped
+
+    r = drive("hashes", tmp_path, timeout=900)
+    assert set(r) == {p.stem for p in shipped()}
+    for path in sorted(shipped()):
+        steps, seen = r[path.stem]
+        sc = load(path)
+        assert steps == round(2.0 / sc.dt)
+        assert seen == replay(sc, [], steps).state_hash(), path.stem

@@ -10,7 +10,6 @@ from slinky3d.output.session import load_session, save_session
 from slinky3d.runtime.session import SessionPlayer
 from slinky3d.runtime.thread import SimThread
 from slinky3d.scene.loader import load
-from slinky3d.scene.look import CameraHint, Look
 from slinky3d.viewer.app.window import Viewer
 from slinky3d.viewer.jobs import look_and_hint, need_display, parse_camera_option, parse_size
 
@@ -41,8 +40,6 @@ def replay(args: argparse.Namespace) -> int:
     need_display()
     session = load_session(args.log)
     sc = session.scene
-    look = sc.look if isinstance(sc.look, Look) else Look()
-    hint = sc.camera if isinstance(sc.camera, CameraHint) else CameraHint()
-    v = Viewer(sc, look, hint, size, quality=args.quality, max_frames=args.frames,
+    v = Viewer(sc, sc.look, sc.camera, size, quality=args.quality, max_frames=args.frames,
                save_frame=args.save_frame, source=SessionPlayer(session), live=False)
     return v.run()

@@ -163,8 +163,7 @@ def film(scene: Scene, duration: float, shot: Shot, sinks: Sinks,
     first = sim.snapshot()  # frames the camera, wherever the clip starts
     skip = round(start * shot.fps * shot.slowmo)  # frame intervals before the clip
     sim.step(skip * per)
-    look = scene.look if isinstance(scene.look, Look) else Look()
-    filmer = Filmer(scene, first, look, shot, sinks(), n, progress)
+    filmer = Filmer(scene, first, scene.look, shot, sinks(), n, progress)
     try:
         for k in range(n):
             if k:
@@ -200,8 +199,7 @@ def film_session(session: Any, duration: float | None, shot: Shot, sinks: Sinks,
     warm_up()
     t0 = time.perf_counter()
     first = Simulation(sc, h).snapshot()
-    look = sc.look if isinstance(sc.look, Look) else Look()
-    filmer = Filmer(sc, first, look, shot, sinks(), n, progress)
+    filmer = Filmer(sc, first, sc.look, shot, sinks(), n, progress)
     final: list[str] = []
 
     def sample(k: int, sim: Simulation) -> None:
@@ -376,7 +374,7 @@ def _sinks(out: Path, size: tuple[int, int], fps: int,
     return make
 
 
-def record(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     """`slinky3d record`: film a scene, or a session with --replay, to --out."""
     from slinky3d.scene.loader import load
 
@@ -400,8 +398,7 @@ def record(args: argparse.Namespace) -> int:
                                   " given")
     else:
         sc = load(args.scene, args.set)
-    hint = sc.camera if isinstance(sc.camera, CameraHint) else CameraHint()
-    shot = Shot(size=size, fps=args.fps, slowmo=args.slowmo, hint=merge_camera(hint, cam),
+    shot = Shot(size=size, fps=args.fps, slowmo=args.slowmo, hint=merge_camera(sc.camera, cam),
                 orbit=args.orbit, hud=args.hud, quality=args.quality)
     if session is not None:
         stats = film_session(session, args.duration, shot, open_sinks, progress=True,

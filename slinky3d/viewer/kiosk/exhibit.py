@@ -40,6 +40,7 @@ from slinky3d.runtime.notify import Notifier
 from slinky3d.runtime.source import Source
 from slinky3d.runtime.thread import SimThread
 from slinky3d.scene.spec import Scene
+from slinky3d.viewer import WINDOW_SIZE
 from slinky3d.viewer.app import keys
 from slinky3d.viewer.app.lost_context import is_gl_error, release_gl
 from slinky3d.viewer.app.policy import Action, Policy
@@ -445,7 +446,7 @@ def run(args: Any) -> int:
         print(unit_text(args.playlist), end="")
         return 0
     try:
-        size = parse_size(args.window) if args.window else (1280, 720)
+        size = parse_size(args.window) if args.window else WINDOW_SIZE
     except SlinkyError as e:
         raise SlinkyError(str(e).replace("--size", "--window")) from None
     playlist = load_playlist(args.playlist)
