@@ -271,6 +271,8 @@ def _meta(sc: Any, args: argparse.Namespace, stats: dict, fps: float) -> dict[st
     }
 
 
+# Each command imports what it runs, inside it: a headless one loads neither pyglet nor
+# GL, and `slinky3d --help` loads no solver.
 def cmd_simulate(args: argparse.Namespace) -> int:
     from slinky3d.output import trajectory
     from slinky3d.scene import loader

@@ -13,6 +13,7 @@ import functools
 import numpy as np
 
 from slinky3d.runtime.snapshot import SlinkySnapshot
+from slinky3d.viewer.props import box
 
 GLOW = 2.0  # colour alpha that mesh.glsl draws unlit and bright
 SPRING_TURNS = 7
@@ -134,8 +135,6 @@ def _cube(c: np.ndarray, half: float, colour: tuple[float, ...]) -> np.ndarray:
 
 @functools.lru_cache(maxsize=8)
 def _unit_cube(colour: tuple[float, ...]) -> np.ndarray:
-    from slinky3d.viewer.props import box
-
     return box(np.zeros(3), (1.0, 1.0, 1.0), colour)
 
 

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -125,9 +127,6 @@ def render_image(snap: Snapshot, look: Look, hint: CameraHint, size: tuple[int, 
 
 def has_display() -> bool:
     """Whether a window can open at all (X11 or Wayland on Linux; always elsewhere)."""
-    import os
-    import sys
-
     if not sys.platform.startswith("linux"):
         return True
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))

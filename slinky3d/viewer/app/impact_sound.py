@@ -71,7 +71,7 @@ class ImpactSound:
         return self.on
 
     def _open(self):
-        try:
+        try:  # imported here: a failing audio import must leave the click off, not the app
             import pyglet.media
             from pyglet.media.codecs.base import AudioFormat, StaticMemorySource
 

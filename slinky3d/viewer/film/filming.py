@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import argparse
 import math
+import multiprocessing
+import os
+import queue
 import sys
 import time
 from collections.abc import Callable
@@ -18,8 +21,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import platformdirs
+from PIL import Image, ImageDraw, ImageFont
+from tqdm import tqdm  # type: ignore[import-untyped]  # no stubs shipped
 
+from slinky3d.dynamics.solver import warm_up
 from slinky3d.errors import SlinkyError, error_line, one_line
+from slinky3d.output.session import load_session
 from slinky3d.output.video import (
     FrameSink,
     PngSequence,
@@ -29,8 +37,11 @@ from slinky3d.output.video import (
     check_writable,
     png_path,
 )
+from slinky3d.runtime.commands import replay
+from slinky3d.runtime.session import scene_text, session_from_json, session_json
 from slinky3d.runtime.simulation import Simulation, grid_step
 from slinky3d.runtime.snapshot import Snapshot
+from slinky3d.scene.loader import load
 from slinky3d.scene.look import CameraHint, Look, merge_camera
 from slinky3d.scene.reach import lowest, reach_of
 from slinky3d.scene.spec import Scene
@@ -84,8 +95,6 @@ def hud_line(snap: Snapshot, t: float, slowmo: float) -> str:
 def draw_hud(frame: np.ndarray, text: str) -> np.ndarray:
     """`text` in the top left corner, white on a dark band (Pillow: the app's imgui
     overlay needs a window's input and fonts, which a headless film does not have)."""
-    from PIL import Image, ImageDraw, ImageFont
-
     img = Image.fromarray(frame)
     px = max(10, frame.shape[0] // 36)
     try:
@@ -105,8 +114,6 @@ class Filmer:
 
     def __init__(self, scene: Scene, first: Snapshot, look: Look, shot: Shot,
                  sinks: list[FrameSink], total: int, progress: bool):
-        from tqdm import tqdm  # type: ignore[import-untyped]  # no stubs shipped
-
         self.look, self.shot, self.sinks = look, shot, sinks
         self.camera = Camera(scene, first, look, shot)
         self.ctx = headless_context()
@@ -153,8 +160,6 @@ def film(scene: Scene, duration: float, shot: Shot, sinks: Sinks,
     """Film `duration` simulated seconds of `scene` from `start` (rounded to a frame
     interval; simulated, not filmed, before it), into the sinks that `sinks()` opens.
     Returns figures: frames, the step, steps per frame, the final state hash, wall time."""
-    from slinky3d.dynamics.solver import warm_up
-
     n = frame_count(duration, shot.fps, shot.slowmo)
     h, per = grid_step(scene.dt, 1.0 / (shot.fps * shot.slowmo))
     warm_up()
@@ -184,9 +189,6 @@ def film_session(session: Any, duration: float | None, shot: Shot, sinks: Sinks,
     slow motion is as asked to within one step per frame), from `start` (rounded down to
     that grid) for `duration` simulated seconds (default: to the end). `final_hash` is
     the state at the last frame. on_frame(done, total) is called after each frame."""
-    from slinky3d.dynamics.solver import warm_up
-    from slinky3d.runtime.commands import replay
-
     sc = session.scene
     h = session.h if session.h is not None else sc.dt
     every = max(1, round(1.0 / (shot.fps * shot.slowmo * h)))
@@ -225,8 +227,6 @@ def film_session(session: Any, duration: float | None, shot: Shot, sinks: Sinks,
 # -- a clip of the app's session, filmed in the background ---------------------------
 def clip_path(scene: Scene, folder: Path | None = None) -> Path:
     """Where the app saves a clip: the user's videos folder, slinky3d/SCENE-TIME.mp4."""
-    import platformdirs
-
     folder = folder or Path(platformdirs.user_videos_dir()) / "slinky3d"
     stem = Path(scene.path).stem if scene.path else "slinky"
     return folder / f"{stem}-{time.strftime('%Y%m%d-%H%M%S')}.mp4"
@@ -244,10 +244,6 @@ def _remove(path: Path) -> None:
 def _film_in_child(text: str, out: str, shot: Shot, start: float, duration: float | None,
                    done: Any, total: Any, result: Any) -> None:
     """The body of BackgroundFilm's process: the session from its JSON, filmed to `out`."""
-    import os
-
-    from slinky3d.runtime.session import session_from_json
-
     try:
         os.nice(10)  # the app's window keeps the CPU it needs
     except OSError:
@@ -288,10 +284,6 @@ class BackgroundFilm:
 
     def __init__(self, session: Any, out: Path, shot: Shot, start: float = 0.0,
                  duration: float | None = None):
-        import multiprocessing
-
-        from slinky3d.runtime.session import session_json
-
         mp = multiprocessing.get_context("spawn")
         self.path = out
         self._existed = out.exists()
@@ -307,8 +299,6 @@ class BackgroundFilm:
 
     def poll(self) -> bool:
         """Whether the clip is finished (written, or failed: see `error`)."""
-        import queue
-
         if self.finished:
             return True
         try:
@@ -336,8 +326,6 @@ class BackgroundFilm:
     def cancel(self) -> None:
         """Stops a clip still being made and removes its half-written file (one that was
         there before the clip began is left: it was not this clip's)."""
-        import queue
-
         if self.finished:
             return
         self._process.terminate()
@@ -376,8 +364,6 @@ def _sinks(out: Path, size: tuple[int, int], fps: int,
 
 def run(args: argparse.Namespace) -> int:
     """`slinky3d record`: film a scene, or a session with --replay, to --out."""
-    from slinky3d.scene.loader import load
-
     size = parse_size(args.size)
     cam = parse_camera_option(args.camera)  # fail fast, before simulating
     if args.scene is None and args.replay is None:
@@ -385,9 +371,6 @@ def run(args: argparse.Namespace) -> int:
     open_sinks = _sinks(args.out, size, args.fps, args.frames)
     session = None
     if args.replay is not None:
-        from slinky3d.output.session import load_session
-        from slinky3d.runtime.session import scene_text
-
         session = load_session(args.replay)  # another version: a one-line error
         sc = session.scene
         if args.scene is not None or args.set:

@@ -26,6 +26,7 @@ from typing import Any
 
 from slinky3d.errors import SceneError
 from slinky3d.resources import data_dir
+from slinky3d.scene.loader import _toml_message, load
 from slinky3d.scene.spec import Scene
 from slinky3d.scene.validate import Context, Table, type_name
 
@@ -168,8 +169,6 @@ def load_playlist(path: str | Path | None = None) -> Playlist:
     except (OSError, UnicodeDecodeError) as e:
         raise SceneError(str(p), "", f"cannot read: {e}") from None
     except tomllib.TOMLDecodeError as e:
-        from slinky3d.scene.loader import _toml_message
-
         raise SceneError(str(p), "", _toml_message(e)) from None
     return from_dict(doc, str(p))
 
@@ -188,8 +187,6 @@ def scene_file(playlist: Playlist, entry: Entry) -> str:
 def open_entry(playlist: Playlist, entry: Entry) -> Scene:
     """The entry's scene, loaded and validated now; a SceneError (one line) when it
     cannot be."""
-    from slinky3d.scene.loader import load
-
     return load(scene_file(playlist, entry), entry.overrides)
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from slinky3d.model.levitation import hover_time
 from slinky3d.runtime.snapshot import Energy
 from slinky3d.viewer.overlay.caption import Caption
 from slinky3d.viewer.overlay.response import Response, driven
@@ -100,8 +101,6 @@ def hover_marks(scene: Any) -> list[float]:
     """The simulated times (s) at which the bottom of each dropped Slinky of the scene is
     predicted to start falling (model/levitation.py): a hanging Slinky whose top is let
     go at a time."""
-    from slinky3d.model.levitation import hover_time
-
     out = []
     for s in getattr(scene, "slinkies", ()):
         a = s.anchor

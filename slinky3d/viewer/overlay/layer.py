@@ -44,6 +44,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+import imgui_bundle
+import pyglet  # its submodules load on first use
+from imgui_bundle import imgui, implot
+
 from slinky3d.runtime.snapshot import Energy, Snapshot
 from slinky3d.scene.edit import PanelValues
 from slinky3d.viewer.overlay import timeline
@@ -212,8 +216,6 @@ class Overlay:
     def signature(self, layer: str) -> tuple:
         """What the frame `build` made draws in `layer`: its vertices, indices, clip
         rectangles and textures, and its windows' boxes. Equal signatures, equal pixels."""
-        from imgui_bundle import imgui
-
         out: list = [tuple(self.layer_rects[layer])]
         for d in self._data.cmd_lists:
             if _layer(d._owner_name) != layer:
@@ -300,8 +302,6 @@ class Overlay:
 
 
 def _passive_flags() -> int:
-    from imgui_bundle import imgui
-
     f = imgui.WindowFlags_
     return int(f.no_decoration | f.no_saved_settings | f.no_inputs | f.no_focus_on_appearing
                | f.no_nav | f.no_move)
@@ -311,8 +311,6 @@ _PASSIVE = 0  # set by _modules(): windows that show and never take input
 
 
 def font_path() -> str | None:
-    import imgui_bundle
-
     p = os.path.join(os.path.dirname(imgui_bundle.__file__), "assets", "fonts", FONT)
     return p if os.path.isfile(p) else None
 
@@ -320,8 +318,6 @@ def font_path() -> str | None:
 def _modules() -> tuple[Any, Any, Any]:
     """imgui, implot and the backend's renderer class, imported for this window system."""
     global _PASSIVE
-    import pyglet
-
     if "OpenGL" not in sys.modules:
         before = os.environ.get("PYOPENGL_PLATFORM")
         if pyglet.options["headless"]:
@@ -338,7 +334,7 @@ def _modules() -> tuple[Any, Any, Any]:
             # Only for this process: a child process (a real window) must not inherit it.
             if before is None:
                 os.environ.pop("PYOPENGL_PLATFORM", None)
-    from imgui_bundle import imgui, implot
+    # The backends import PyOpenGL: after its platform is chosen above.
     from imgui_bundle.python_backends.pyglet_backend import (  # type: ignore[attr-defined]
         PygletProgrammablePipelineRenderer,  # imgui-bundle's types miss its Python backends
     )

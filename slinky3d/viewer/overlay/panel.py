@@ -12,6 +12,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import platformdirs
+
 from slinky3d.model.params import PRESETS
 from slinky3d.scene.edit import PLANETS, PanelValues, with_preset
 from slinky3d.scene.spec import CONTACT_LAWS
@@ -76,8 +78,6 @@ SLIDERS = (
 
 def default_save_path(scene_name: str) -> str:
     """Where "Save scene" writes by default: the user's documents folder."""
-    import platformdirs
-
     stem = re.sub(r"[^A-Za-z0-9._-]+", "-", scene_name).strip("-.") or "scene"
     return str(Path(platformdirs.user_documents_dir()) / "slinky3d" / f"{stem}.toml")
 
