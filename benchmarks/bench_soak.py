@@ -48,7 +48,7 @@ SAMPLE_S = 10.0  # s of kiosk use between two readings of the resident memory
 TOUR_S = SECONDS + 2.0  # s of kiosk use each entry plays untouched in the warm-up's tour
 VISIT_S = 40.0  # s of kiosk use a visitor then plays with it
 CLOCKED = ("slinky3d.viewer.app.window", "slinky3d.viewer.app.instant_replay",
-           "slinky3d.viewer.overlay.view", "slinky3d.viewer.overlay.layer",
+           "slinky3d.viewer.app.views", "slinky3d.viewer.overlay.layer",
            "slinky3d.viewer.kiosk.exhibit")
 
 

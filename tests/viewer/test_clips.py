@@ -39,7 +39,7 @@ class App(clips.Clips):
 
     def __init__(self, source, scene, live=True):
         self.said: list[str] = []
-        super().__init__(source, lambda: scene, self.said.append, live)
+        super().__init__(source, lambda: scene, self.said.append, keys.CLIP_KEEP, live)
 
 
 @pytest.fixture

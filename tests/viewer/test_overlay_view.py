@@ -9,7 +9,7 @@ from slinky3d.runtime.history import History
 from slinky3d.runtime.simulation import Simulation
 from slinky3d.runtime.snapshot import Energy
 from slinky3d.scene.loader import load
-from slinky3d.viewer.overlay.view import EnergyRows
+from slinky3d.viewer.app.views import EnergyRows
 
 
 def test_energy_rows_gathered_incrementally_are_the_historys():

@@ -318,7 +318,7 @@ def _phenomena(history=None):
     said: list[str] = []
     scene = SimpleNamespace(slinkies=[SimpleNamespace(params=preset("plastic"))])
     source = SimpleNamespace(history=history if history is not None else History())
-    part = Phenomena(source, lambda: scene, lambda: None, said.append)
+    part = Phenomena(source, lambda: scene, lambda: None, said.append, impact_sound.ImpactSound())
     return part, said
 
 

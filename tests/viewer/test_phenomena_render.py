@@ -13,6 +13,7 @@ from slinky3d.runtime.history import History
 from slinky3d.runtime.snapshot import Snapshot
 from slinky3d.scene.look import CameraHint, Look
 from slinky3d.viewer import helix
+from slinky3d.viewer.app.impact_sound import ImpactSound
 from slinky3d.viewer.marks import collapse_front, stretch
 from slinky3d.viewer.marks import phenomena as PHENOMENA
 from slinky3d.viewer.marks.free_fall import centre_of_mass
@@ -41,7 +42,7 @@ class App(Phenomena):
         self.scene, self.stage = Scene(snap), Stage(floor_y, 0.0, 10.0)
         self.said: list[str] = []
         super().__init__(SimpleNamespace(history=History()), lambda: self.scene,
-                         lambda: self.stage, self.said.append)
+                         lambda: self.stage, self.said.append, ImpactSound())
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ panel) at a paced frame rate, quits cleanly.
 
 The window holds its parts and joins them: the mouse and keys (controls.py), the instant
 replay (instant_replay.py), clips (film/clips.py), the 3D marks (marks/phenomena.py) and
-what the overlay shows (overlay/view.py). A key's action (keys.BINDINGS) is looked up in
+what the overlay shows (views.py). A key's action (keys.BINDINGS) is looked up in
 one table, `actions`: action -> handler, filled by the window and its parts; the policy
 it is given (policy.py; the kiosk's: kiosk/exhibit.py) turns actions off or handles
 them its own way.
@@ -41,10 +41,12 @@ from slinky3d.scene.spec import Scene
 from slinky3d.viewer import coupling
 from slinky3d.viewer.app import keys, picking
 from slinky3d.viewer.app.controls import Controls
+from slinky3d.viewer.app.impact_sound import ImpactSound
 from slinky3d.viewer.app.instant_replay import InstantReplay
 from slinky3d.viewer.app.lost_context import release_gl
 from slinky3d.viewer.app.policy import Action, Policy
 from slinky3d.viewer.app.ui import UiState
+from slinky3d.viewer.app.views import OverlayViews, total_energy
 from slinky3d.viewer.camera import OrbitCamera, frame_snapshots
 from slinky3d.viewer.film.clips import Clips
 from slinky3d.viewer.gl.renderer import Renderer
@@ -53,7 +55,6 @@ from slinky3d.viewer.marks.phenomena import Phenomena
 from slinky3d.viewer.overlay.cache import OverlayCache
 from slinky3d.viewer.overlay.layer import Overlay, OverlayView
 from slinky3d.viewer.overlay.panel import ApplyParams, ClosePanel, SaveScene, Scrub
-from slinky3d.viewer.overlay.view import OverlayViews, total_energy
 from slinky3d.viewer.stage import stage_for
 
 MESSAGE_S = 5.0  # wall s a message stays up
@@ -109,9 +110,9 @@ class Viewer:
         # the parts
         self.ui = UiState()
         self.instant_replay = InstantReplay(self.source, self.send, self.say)
-        self.clips = Clips(self.source, lambda: self.scene, self.say, live)
+        self.clips = Clips(self.source, lambda: self.scene, self.say, keys.CLIP_KEEP, live)
         self.phenomena = Phenomena(self.source, lambda: self.scene, lambda: self.stage,
-                                   self.say)
+                                   self.say, ImpactSound())
         self.views = OverlayViews(self.source, self.instant_replay, self.ui, live)
         self.camera: OrbitCamera
         self._camera_3d: OrbitCamera  # the 3D camera while the side view shows

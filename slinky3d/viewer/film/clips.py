@@ -1,4 +1,5 @@
-"""Clips from the app: V starts and stops one, K keeps the last keys.CLIP_KEEP seconds.
+"""Clips from the app: V starts and stops one, K keeps the last few seconds (the window
+gives how many: keys.CLIP_KEEP).
 
 A clip is made after the fact from the solver's command log: the session so far is
 re-run and filmed off screen at full quality by `filming.BackgroundFilm`, in another
@@ -16,7 +17,6 @@ from collections.abc import Callable
 from slinky3d.runtime.session import Session
 from slinky3d.runtime.source import Source
 from slinky3d.scene.spec import Scene
-from slinky3d.viewer.app.keys import CLIP_KEEP
 from slinky3d.viewer.film.filming import BackgroundFilm, Shot, clip_path
 
 CLIP_SHOT = Shot(size=(1920, 1080), fps=60, quality="gpu")  # the full-quality look
@@ -35,8 +35,9 @@ class Clips:
     plays (its film is the session's own: `slinky3d record --session`)."""
 
     def __init__(self, source: Source, scene: Callable[[], Scene],
-                 say: Callable[[str], None], live: bool = True):
+                 say: Callable[[str], None], keep: float, live: bool = True):
         self.source, self._scene, self._say, self.live = source, scene, say, live
+        self.keep = keep  # s of the recent past K films
         self.clip_from: int | None = None  # the step V started filming at, while it films
         self.film: BackgroundFilm | None = None
 
@@ -56,13 +57,13 @@ class Clips:
         self._make_clip(start)
 
     def key_keep(self) -> None:
-        """K: make a clip of the last CLIP_KEEP seconds."""
+        """K: make a clip of the last `keep` seconds."""
         if not self.live:
             self._say(LIVE_ONLY)
             return
         session = session_so_far(self.source)
         h = session.h if session.h is not None else session.scene.dt
-        self._make_clip(max(0, session.nsteps - round(CLIP_KEEP / h)))
+        self._make_clip(max(0, session.nsteps - round(self.keep / h)))
 
     def _make_clip(self, start: int) -> None:
         session = session_so_far(self.source)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -25,7 +25,6 @@ from slinky3d.runtime.snapshot import Snapshot
 from slinky3d.runtime.source import Source
 from slinky3d.scene.spec import Scene
 from slinky3d.viewer import coupling
-from slinky3d.viewer.app.impact_sound import ImpactSound
 from slinky3d.viewer.marks import collapse_front, stretch
 from slinky3d.viewer.marks.free_fall import FreeFall, Parabola, centre_of_mass
 from slinky3d.viewer.overlay import timeline
@@ -51,6 +50,16 @@ FRONT_WIDTH = 0.09  # its tube radius, in Slinky radii
 TIMELINE_PERIOD = 0.1  # wall s between updates of the timeline (as the HUD's plot)
 
 
+class Sound(Protocol):
+    """The click on impacts (app/impact_sound.py's ImpactSound)."""
+
+    unavailable: str  # why there is no click ("": it works, or none was asked for)
+
+    def enable(self, on: bool) -> bool: ...
+
+    def frame(self, snap: Snapshot, now: float) -> int: ...
+
+
 @dataclass(frozen=True)
 class SetOverlay:
     """The panel's "Overlays" section turned one on or off."""
@@ -72,10 +81,10 @@ class Phenomena:
     """The overlays' state, their keys, and what they add to the frame."""
 
     def __init__(self, source: Source, scene: Callable[[], Scene],
-                 stage: Callable[[], Any], say: Callable[[str], None]):
+                 stage: Callable[[], Any], say: Callable[[str], None], sound: Sound):
         self.source, self._scene, self._stage, self._say = source, scene, stage, say
         self.on: set[str] = set()
-        self.impact_sound = ImpactSound()
+        self.impact_sound = sound
         self._falls: tuple[Any, list[FreeFall]] | None = None  # (scene, one per Slinky)
         self._parabola_mesh: tuple[tuple, np.ndarray] | None = None
         self._timelines: tuple[float, float, tuple] | None = None  # (wall, t, timelines)

@@ -1,9 +1,9 @@
-"""What the app's overlay shows each frame (overlay.OverlayView): the HUD's figures and
-energy account, the energy plot's rows, the first-run notice, the message line, the
-panel's values, the replay badge and scrubber.
+"""What the app's overlay shows each frame (overlay/layer.py OverlayView): the HUD's
+figures and energy account, the energy plot's rows, the first-run notice, the message
+line, the panel's values, the replay badge and scrubber.
 
 A part of the window (window.Viewer): it reads the source (its history and status),
-the instant replay and the app's view state (app/ui.py), and is given the scene.
+the instant replay and the app's view state (ui.py), and is given the scene.
 """
 
 from __future__ import annotations
