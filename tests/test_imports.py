@@ -104,3 +104,24 @@ def test_every_module_imports():
     for name in modules():
         if not name.endswith("__main__"):  # runs the command line
             importlib.import_module(name)
+
+
+def test_viewer_classes_inherit_at_most_one_project_class():
+    """The viewer composes its parts: no class of it has two project base classes (the
+    mixins the window was once made of), and the kiosk is not a kind of window."""
+    import inspect
+
+    from slinky3d.viewer.app.window import Viewer
+    from slinky3d.viewer.kiosk.exhibit import Kiosk
+
+    for name in modules():
+        if not name.startswith("slinky3d.viewer"):
+            continue
+        module = importlib.import_module(name)
+        for cls_name, cls in inspect.getmembers(module, inspect.isclass):
+            if cls.__module__ != name:
+                continue
+            ours = [b for b in cls.__bases__ if b.__module__.startswith("slinky3d")]
+            assert len(ours) <= 1, (name, cls_name, ours)
+    assert not issubclass(Kiosk, Viewer)
+    assert Viewer.__bases__ == (object,)

@@ -23,7 +23,7 @@ from slinky3d.runtime import commands  # noqa: E402
 from slinky3d.scene.loader import load  # noqa: E402
 from slinky3d.viewer.app import instant_replay, keys, window  # noqa: E402
 from slinky3d.viewer.app.window import Viewer  # noqa: E402
-from slinky3d.viewer.marks.phenomena import OVERLAYS  # noqa: E402
+from slinky3d.viewer.overlay.panel import OVERLAYS  # noqa: E402
 
 SIZE = (480, 320)
 
@@ -329,7 +329,7 @@ def keys_(out):
     src.steps = 1
     res["no_notice"] = v.overlay_view(v.shown).notice
     # the panel's overlay toggle reaches the overlays, and the view shows them on
-    from slinky3d.viewer.marks.phenomena import SetOverlay
+    from slinky3d.viewer.overlay.panel import SetOverlay
 
     v.do_action(SetOverlay("front", True))
     res["set_overlay"] = sorted(v.overlay_view(v.shown).phenomena.on)

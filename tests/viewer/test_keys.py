@@ -38,7 +38,7 @@ def test_readme_names_every_key():
 
 
 def test_one_key_per_overlay_named_in_its_help():
-    from slinky3d.viewer.marks.phenomena import OVERLAYS
+    from slinky3d.viewer.overlay.panel import OVERLAYS
 
     b = next(b for b in keys.BINDINGS if b.action == "overlay")
     assert len(b.keys) == len(OVERLAYS)

@@ -510,8 +510,8 @@ def test_timeline_window_and_the_overlays_section(rig):
     panel's "Overlays" checkboxes become SetOverlay actions; the click, without an audio
     device, is greyed out."""
     from slinky3d.runtime.snapshot import Snapshot
-    from slinky3d.viewer.marks.phenomena import PhenomenaView, SetOverlay
     from slinky3d.viewer.overlay import timeline
+    from slinky3d.viewer.overlay.panel import PhenomenaView, SetOverlay
 
     sl = rig.snap.slinkies[0]
     n = sl.N

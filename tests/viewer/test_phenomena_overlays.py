@@ -16,9 +16,9 @@ from slinky3d.model import chain, static_shape
 from slinky3d.model.params import preset
 from slinky3d.runtime.snapshot import Snapshot
 from slinky3d.viewer.app import impact_sound
+from slinky3d.viewer.app.phenomena import Phenomena
 from slinky3d.viewer.marks import collapse_front, stretch
 from slinky3d.viewer.marks.free_fall import STRAY_RADII, FreeFall, Parabola, centre_of_mass
-from slinky3d.viewer.marks.phenomena import Phenomena
 from slinky3d.viewer.overlay import timeline
 
 
@@ -324,7 +324,7 @@ def _phenomena(history=None):
 
 def test_timeline_view_from_the_history():
     from slinky3d.runtime.history import History
-    from slinky3d.viewer.marks.phenomena import TIMELINE_PERIOD
+    from slinky3d.viewer.app.phenomena import TIMELINE_PERIOD
 
     n = hanging_snapshot("plastic").slinkies[0].N
     contacts = np.random.default_rng(2).random((30, n)) < 0.4

@@ -14,10 +14,9 @@ from slinky3d.runtime.snapshot import Snapshot
 from slinky3d.scene.look import CameraHint, Look
 from slinky3d.viewer import helix
 from slinky3d.viewer.app.impact_sound import ImpactSound
-from slinky3d.viewer.marks import collapse_front, stretch
-from slinky3d.viewer.marks import phenomena as PHENOMENA
+from slinky3d.viewer.app.phenomena import Phenomena
+from slinky3d.viewer.marks import collapse_front, meshes, stretch
 from slinky3d.viewer.marks.free_fall import centre_of_mass
-from slinky3d.viewer.marks.phenomena import Phenomena
 from slinky3d.viewer.stage import Stage
 
 pytestmark = pytest.mark.gl
@@ -161,7 +160,7 @@ def test_the_front_ring_is_drawn_at_the_front(renderer):
     centre = pixel(cam, 0.5 * (sl.ends[40] + sl.ends[41]))
     radius = abs(pixel(cam, sl.ends[40] + [sl.R, 0.0])[0] - pixel(cam, sl.ends[40])[0])
     assert np.hypot(ys.mean() - centre[1], xs.mean() - centre[0]) < 0.2 * radius
-    assert xs.max() - xs.min() == pytest.approx(2 * PHENOMENA.FRONT_RING * radius, rel=0.2)
+    assert xs.max() - xs.min() == pytest.approx(2 * meshes.FRONT_RING * radius, rel=0.2)
 
 
 def test_coils_coloured_by_stretch(renderer):

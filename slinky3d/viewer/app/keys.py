@@ -63,7 +63,7 @@ BINDINGS: tuple[Binding, ...] = (
     Binding(("V",), "clip", "V", "film a clip: V to start, V again to make it (1080p60, "
             "into your videos folder)"),
     Binding(("K",), "keep", "K", f"make a clip of the last {CLIP_KEEP:g} s"),
-    # One key per overlay, in phenomena.OVERLAYS' order.
+    # One key per overlay, in overlay/panel.py OVERLAYS' order.
     Binding(("M", "J", "T", "E", "O"), "overlay", "M J T E O", "overlays: M centre of mass, "
             "J collapse front, T contact timeline, E stretch colours, O impact click"),
     Binding(("F11", "F"), "fullscreen", "F11 / F", "full screen / window"),

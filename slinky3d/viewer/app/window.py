@@ -3,7 +3,7 @@ thread, draws the 3D picture (gl/renderer.py) and the overlay (overlay/layer.py:
 panel) at a paced frame rate, quits cleanly.
 
 The window holds its parts and joins them: the mouse and keys (controls.py), the instant
-replay (instant_replay.py), clips (film/clips.py), the 3D marks (marks/phenomena.py) and
+replay (instant_replay.py), clips (film/clips.py), the 3D marks (phenomena.py) and
 what the overlay shows (views.py). A key's action (keys.BINDINGS) is looked up in
 one table, `actions`: action -> handler, filled by the window and its parts; the policy
 it is given (policy.py; the kiosk's: kiosk/exhibit.py) turns actions off or handles
@@ -44,6 +44,7 @@ from slinky3d.viewer.app.controls import Controls
 from slinky3d.viewer.app.impact_sound import ImpactSound
 from slinky3d.viewer.app.instant_replay import InstantReplay
 from slinky3d.viewer.app.lost_context import release_gl
+from slinky3d.viewer.app.phenomena import Phenomena
 from slinky3d.viewer.app.policy import Action, Policy
 from slinky3d.viewer.app.ui import UiState
 from slinky3d.viewer.app.views import OverlayViews, total_energy
@@ -51,7 +52,6 @@ from slinky3d.viewer.camera import OrbitCamera, frame_snapshots
 from slinky3d.viewer.film.clips import Clips
 from slinky3d.viewer.gl.renderer import Renderer
 from slinky3d.viewer.jobs import HEADLESS_HINT
-from slinky3d.viewer.marks.phenomena import Phenomena
 from slinky3d.viewer.overlay.cache import OverlayCache
 from slinky3d.viewer.overlay.layer import Overlay, OverlayView
 from slinky3d.viewer.overlay.panel import ApplyParams, ClosePanel, SaveScene, Scrub

@@ -18,6 +18,8 @@ import numpy as np
 
 from slinky3d.runtime.snapshot import SlinkySnapshot
 
+FRONT_COLOUR = (1.0, 0.55, 0.15, 1.0)  # the front's, as a ring in 3D and in the timeline
+
 
 def front_index(contact: np.ndarray) -> int | None:
     """The front's joint f from the (N,) closed flags of joints 0..N-1 (None: no stack

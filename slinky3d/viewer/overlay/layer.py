@@ -100,7 +100,7 @@ class OverlayView:
     # the first account the overlay saw since the simulated time last went back.
     energy_start: Energy | None = None
     scene: Any = None  # the scene shown (the HUD's caption, levitation mark, sweep plot)
-    # The overlays' toggles and the contact timeline (phenomena.PhenomenaView).
+    # The overlays' toggles and the contact timeline (panel.PhenomenaView).
     phenomena: Any = None
 
 

@@ -17,8 +17,35 @@ import platformdirs
 from slinky3d.model.params import PRESETS
 from slinky3d.scene.edit import PLANETS, PanelValues, with_preset
 from slinky3d.scene.spec import CONTACT_LAWS
-from slinky3d.viewer.marks.phenomena import SetOverlay, panel_section
+from slinky3d.viewer.overlay import timeline
 from slinky3d.viewer.overlay.hud import window_rect
+
+# (name, the panel's label), in the order of the keys of keys.py's "overlay" binding.
+OVERLAYS: tuple[tuple[str, str], ...] = (
+    ("com", "centre of mass"),
+    ("front", "collapse front"),
+    ("timeline", "contact timeline"),
+    ("stretch", "stretch colours"),
+    ("sound", "impact click"),
+)
+
+
+@dataclass(frozen=True)
+class SetOverlay:
+    """The panel's "Overlays" section turned one on or off."""
+
+    name: str
+    on: bool
+
+
+@dataclass(frozen=True)
+class PhenomenaView:
+    """What the 2D overlay shows of the phenomena (OverlayView.phenomena): which are on,
+    why there is no click, the contact timelines."""
+
+    on: frozenset[str]
+    sound_unavailable: str  # why there is no click ("": none asked for, or it works)
+    timelines: tuple[timeline.Timeline | None, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -209,3 +236,28 @@ class Panel:
         self.rects["scrub"] = (a.x, a.y, b.x, b.y)
         if changed:
             actions.append(Scrub(min(max(float(t), lo), hi)))
+
+
+def panel_section(view: PhenomenaView | None, imgui: Any,
+                  rects: dict[str, tuple[float, float, float, float]]) -> list[SetOverlay]:
+    """The panel's "Overlays" section: a checkbox per overlay (its rectangle into `rects`
+    under the overlay's name); the click, when there is no audio device, greyed out and
+    saying so."""
+    if view is None:
+        return []
+    out = []
+    imgui.separator()
+    imgui.text("overlays")
+    for i, (name, label) in enumerate(OVERLAYS):
+        if i % 2 == 0:  # two a row: the panel is tall already
+            imgui.same_line()
+        off = name == "sound" and bool(view.sound_unavailable)
+        imgui.begin_disabled(off)
+        text = f"{label} (unavailable: {view.sound_unavailable})" if off else label
+        changed, on = imgui.checkbox(text, name in view.on)
+        lo, hi = imgui.get_item_rect_min(), imgui.get_item_rect_max()
+        rects[name] = (lo.x, lo.y, hi.x, hi.y)
+        imgui.end_disabled()
+        if changed:
+            out.append(SetOverlay(name, on))
+    return out

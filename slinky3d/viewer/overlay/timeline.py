@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from slinky3d.runtime.snapshot import Snapshot
-from slinky3d.viewer.marks.collapse_front import fronts
+from slinky3d.viewer.marks.collapse_front import FRONT_COLOUR, fronts
 
 SECONDS = 1.5  # simulated s shown (a drop collapses in 0.2-0.3 s)
 COLUMNS = 200  # time columns at most
@@ -29,7 +29,6 @@ MAX_RECTS = 4000  # rectangles drawn per plot at most: columns merge further bey
 WINDOW = "##hud/timeline"  # its own window, cached in the HUD's layer (overlay._layer):
 # it changes as often as the HUD's figures
 CLOSED_COLOUR = (0.35, 0.62, 1.0, 0.95)
-FRONT_COLOUR = (1.0, 0.55, 0.15, 1.0)
 ALPHA = 0.55  # the window's background, as the HUD's
 
 
