@@ -433,16 +433,17 @@ class Viewer:
             release_gl(obj)
         try:
             self.overlay.close()
-        finally:
-            # A new moderngl context on the window's GL context (create_context would
-            # hand back the old one, its default).
-            moderngl.init_context()
-            self.ctx = moderngl.get_context()
-            fb = tuple(self.window.get_framebuffer_size())
-            self.renderer = Renderer(self.ctx, fb, quality=self.quality)
-            self._screen, self._screen_size = self.ctx.screen, fb
-            self._make_overlay()
-            self.policy.gl_recreated()
+        except Exception:  # noqa: BLE001, S110 - its GL objects may be gone with the context
+            pass
+        # A new moderngl context on the window's GL context (create_context would hand
+        # back the old one, its default).
+        moderngl.init_context()
+        self.ctx = moderngl.get_context()
+        fb = tuple(self.window.get_framebuffer_size())
+        self.renderer = Renderer(self.ctx, fb, quality=self.quality)
+        self._screen, self._screen_size = self.ctx.screen, fb
+        self._make_overlay()
+        self.policy.gl_recreated()
 
     def quit(self) -> None:
         """Stop the solver thread and a clip being made, free the overlay (the context

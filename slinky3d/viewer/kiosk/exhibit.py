@@ -361,6 +361,7 @@ class Kiosk(Policy):
             self._give_up("the GL objects cannot be recreated")
             return
         try:
+            self.app.window.switch_to()
             release_gl(self.placard)
             self.app.recreate_gl()
             self._gl_broken = False
