@@ -35,7 +35,6 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -69,17 +68,10 @@ TARGETS = {
 }
 
 
-def without_sleep(scene: Scene) -> Scene:
-    """The scene with sleeping turned off (older checkouts have no such setting)."""
-    if "sleep" not in {f.name for f in scene.__dataclass_fields__.values()}:
-        return scene
-    return replace(scene, sleep=False)  # type: ignore[call-arg]
-
-
 # -- the project -------------------------------------------------------------------
-def project_released(scene: Scene) -> tuple[dict[str, float], str]:
+def project_released(scene: Scene, sleep: bool = True) -> tuple[dict[str, float], str]:
     """Real-time factors of one hanging, release, drop and lie; and the state hash."""
-    sim = Simulation(scene)
+    sim = Simulation(scene, sleep=sleep)
     out = {"hanging": _timed(sim, HANG_S)}
     sim.let_go(0)
     out["drop_landing"] = _timed(sim, DROP_S)
@@ -264,10 +256,8 @@ def main() -> None:
         run = project_released if kind == "released" else project_walking
         row: dict[str, Any] = dict(repeated(partial(run, scene), args.repeat, name))
         if kind == "released":
-            awake = without_sleep(scene)
-            if awake is not scene:
-                row["lying_awake"] = repeated(partial(project_released, awake), args.repeat,
-                                              name)["lying"]
+            row["lying_awake"] = repeated(partial(project_released, scene, False),
+                                          args.repeat, name)["lying"]
         row = {f"{k}_x": v for k, v in row.items()}
         row.update({f"target_{k}_x": v for k, v in TARGETS[name].items()})
         for dt in args.mujoco_dt if mj is not None else ():
