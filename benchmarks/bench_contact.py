@@ -1,6 +1,6 @@
 """Contact with the world at game speed: real-time factors on a floor and on stairs.
 
-    python benchmarks/bench_contact.py [--repeat 3] [--mujoco-dt 0.002 ...] [--no-mujoco]
+    python benchmarks/bench_contact.py [--repeat 3] [--mujoco-dt 0.002 0.004] [--no-mujoco]
 
 Headless, single-threaded, through the Python API, as issue 23's table has them:
 
@@ -8,7 +8,8 @@ Headless, single-threaded, through the Python API, as issue 23's table has them:
   world contact), then let go (`LetGo`): the drop and the landing on the scene's floor
   (the first 1 s after the release), then lying on the floor (the next 2 s). The lying
   figure is given twice: as the scene runs (sleeping on, docs/solver.md "Sleeping") and
-  awake (sleeping off: what the contact solve itself costs).
+  awake (sleeping off: what the contact solve itself costs); `asleep after release` is
+  when it fell asleep.
 * `stairs` and `stairs-steel`: walking down the stairs for a fixed simulated time.
 
 Each figure is a real-time factor (simulated seconds per wall second), the median over
@@ -56,7 +57,8 @@ HANG_S = 1.0  # s hanging before the release
 DROP_S = 1.0  # s after the release: the drop and the landing
 LIE_S = 2.0  # s after that: lying on the floor
 WALK_S = 3.0  # s of walking down the stairs
-FACTORS = ("hanging", "drop_landing", "lying", "walking")  # figures that are real-time factors
+# the figures that are real-time factors
+FACTORS = ("hanging", "drop_landing", "lying", "lying_awake", "walking")
 RELEASED = ("hanging-plastic", "hanging-steel")
 WALKING = ("stairs", "stairs-steel")
 # issue 23's targets (real-time factors)
@@ -72,25 +74,35 @@ TARGETS = {
 def project_released(scene: Scene, sleep: bool = True) -> tuple[dict[str, float], str]:
     """Real-time factors of one hanging, release, drop and lie; and the state hash."""
     sim = Simulation(scene, sleep=sleep)
-    out = {"hanging": _timed(sim, HANG_S)}
+    asleep: list[float] = []
+    out = {"hanging": _timed(sim, HANG_S, asleep)}
     sim.let_go(0)
-    out["drop_landing"] = _timed(sim, DROP_S)
-    out["lying"] = _timed(sim, LIE_S)
+    out["drop_landing"] = _timed(sim, DROP_S, asleep)
+    out["lying"] = _timed(sim, LIE_S, asleep)
+    if asleep:
+        out["asleep_after_release_s"] = asleep[0] - HANG_S
     return out, sim.state_hash()
 
 
 def project_walking(scene: Scene) -> tuple[dict[str, float], str]:
     sim = Simulation(scene)
-    return {"walking": _timed(sim, WALK_S)}, sim.state_hash()
+    asleep: list[float] = []
+    out = {"walking": _timed(sim, WALK_S, asleep)}
+    if asleep:
+        out["asleep_at_s"] = asleep[0]
+    return out, sim.state_hash()
 
 
-def _timed(sim: Simulation, seconds: float) -> float:
+def _timed(sim: Simulation, seconds: float, asleep: list[float]) -> float:
     """Step sim one step at a time (as the solver thread does) for `seconds` simulated;
-    the real-time factor."""
+    the real-time factor. The time the Slinky first sleeps is added to `asleep`."""
     n = round(seconds / sim.h)
+    s = sim.slinkies[0]
     t0 = time.perf_counter()
     for _ in range(n):
         sim.step(1)
+        if s.asleep and not asleep:
+            asleep.append(sim.t)
     return n * sim.h / (time.perf_counter() - t0)
 
 
@@ -234,7 +246,7 @@ def fmt(x: float | None) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--mujoco-dt", type=float, nargs="+", default=[0.002],
+    ap.add_argument("--mujoco-dt", type=float, nargs="+", default=[0.002, 0.004],
                     help="MuJoCo time steps, s (issue 23: 1-4 ms)")
     ap.add_argument("--no-mujoco", action="store_true", help="skip the MuJoCo column")
     args = ap.parse_args()
@@ -258,7 +270,7 @@ def main() -> None:
         if kind == "released":
             row["lying_awake"] = repeated(partial(project_released, scene, False),
                                           args.repeat, name)["lying"]
-        row = {f"{k}_x": v for k, v in row.items()}
+        row = {f"{k}_x" if k in FACTORS else k: v for k, v in row.items()}
         row.update({f"target_{k}_x": v for k, v in TARGETS[name].items()})
         for dt in args.mujoco_dt if mj is not None else ():
             f = mujoco_released if kind == "released" else mujoco_walking
