@@ -19,10 +19,13 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from numba import njit
 
-from slinky3d.model.chain import BASE, TOUCHING, end_points, end_velocities
+from slinky3d.dynamics.articulated_body import JIT
+from slinky3d.dynamics.world_geometry import point_distance
+from slinky3d.model.chain import BASE, TOUCHING
 from slinky3d.model.params import Params
-from slinky3d.scene.world import World, distance
+from slinky3d.scene.world import World
 
 SLEEP_AFTER = 0.5  # s at rest on the world, in a row, before a Slinky sleeps
 REST_FRACTION = 1e-3  # a point slower than this fraction of g h is at rest
@@ -73,23 +76,76 @@ class Rest:
         if self.steps and np.array_equal(contacts, self.contacts):
             self.steps += 1
         else:
-            self.steps, self.contacts = 1, contacts
+            self.steps, self.contacts = 1, contacts.copy()
         return self.steps >= steps_to_sleep(h)
 
 
-def resting_contacts(q: np.ndarray, qd: np.ndarray, p: Params, j0: int, world: World,
-                     h: float) -> np.ndarray | None:
-    """Which coils touch and which end points rest on the world, if the Slinky is at
-    rest on the world (every end point slower than `rest_speed`, and so every point of
-    its bars; at least one end point on the world); else None."""
-    v = rest_speed(p.g, h)
-    # cheap first: each bar turns at most v / R when both its ends are that slow
-    if v <= 0.0 or float(np.abs(qd[BASE:]).max()) > 2.0 * v / p.R:
-        return None
-    V = end_velocities(q, qd, p.R)
-    if float((V * V).sum(axis=1).max()) >= v * v:
-        return None
-    on = distance(world, end_points(q, p.R)) <= ON_WORLD
-    if not on.any():
-        return None
-    return np.concatenate([q[j0:] <= p.theta_min + TOUCHING, on])
+class RestTest:
+    """The rest test of one Slinky on one world, compiled (`_at_rest`); `contacts`
+    returns its contact pattern (a view of a buffer it reuses) when the Slinky is at
+    rest on the world, else None."""
+
+    def __init__(self, p: Params, world: World, h: float):
+        self.p, self.h = p, h
+        self.speed = rest_speed(p.g, h)
+        self.floor = -np.inf if world.floor is None else float(world.floor)
+        self.blocks = np.ascontiguousarray(np.asarray(world.blocks(), float).reshape(-1, 3))
+        self.pattern = np.zeros(2 * p.N + 1, dtype=np.bool_)
+        self.touching = p.theta_min + TOUCHING
+
+    def contacts(self, q: np.ndarray, qd: np.ndarray, j0: int) -> np.ndarray | None:
+        if self.speed <= 0.0 or not _at_rest(q, qd, self.p.R, self.speed, self.touching, j0,
+                                              self.floor, self.blocks, self.pattern):
+            return None
+        return self.pattern
+
+
+@njit(**JIT)
+def _at_rest(q, qd, R, speed, touching, j0, floor, blocks, pattern):
+    """Whether every end point moves slower than `speed` and one is within ON_WORLD of
+    the world; if so, `pattern` holds which joints touch (theta <= `touching`, from j0;
+    N entries) and which end points rest on the world (N + 1). Each bar turns at most
+    speed / R when both its ends are that slow, so the joint rates are bounded first."""
+    nj = q.shape[0]
+    n = nj - BASE
+    rate = 2.0 * speed / R
+    for j in range(BASE, nj):
+        if abs(qd[j]) > rate:
+            return False
+    v2 = speed * speed
+    x = q[0]
+    y = q[1]
+    vx = qd[0]
+    vy = qd[1]
+    if vx * vx + vy * vy >= v2:
+        return False
+    th = q[2]
+    w = qd[2]
+    for k in range(n):
+        sg = 1.0 - 2.0 * (k & 1)  # theta_k enters Theta_k with (-1)^(k+1), 1-based
+        th += sg * q[BASE + k]
+        w += sg * qd[BASE + k]
+        c = -sg * math.cos(th)  # u_k = (-1)^k (cos Theta_k, sin Theta_k), 1-based
+        s = -sg * math.sin(th)
+        x += 2.0 * R * c
+        y += 2.0 * R * s
+        vx -= 2.0 * R * w * s
+        vy += 2.0 * R * w * c
+        if vx * vx + vy * vy >= v2:
+            return False
+    # at rest: now where it touches (the end points again, from E_1)
+    x = q[0]
+    y = q[1]
+    th = q[2]
+    on = False
+    for k in range(n + 1):
+        d, _, _ = point_distance(x, y, floor, blocks)
+        pattern[n + k] = d <= ON_WORLD
+        on = on or d <= ON_WORLD
+        if k < n:
+            sg = 1.0 - 2.0 * (k & 1)
+            th += sg * q[BASE + k]
+            x -= 2.0 * R * sg * math.cos(th)
+            y -= 2.0 * R * sg * math.sin(th)
+            pattern[k] = BASE + k >= j0 and q[BASE + k] <= touching
+    return on

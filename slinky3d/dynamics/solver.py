@@ -21,7 +21,7 @@ from slinky3d.dynamics.couplings import (
     soft_substeps,
 )
 from slinky3d.dynamics.hand import DRIVE_SPEED, catch, drive_acceleration, reverse
-from slinky3d.dynamics.sleep import Rest, resting_contacts
+from slinky3d.dynamics.sleep import Rest, RestTest
 from slinky3d.dynamics.step import run
 from slinky3d.dynamics.workspace import (
     COUNTERS,
@@ -64,6 +64,8 @@ class SlinkySolver:
         # Sleeping at rest on the world (sleep.py): only where there is a world to rest on
         self.sleeps = sleep and self.world is not None
         self.rest = Rest()
+        self._rest_test = RestTest(p, self.world, h) if self.sleeps and self.world is not None \
+            else None
         # The kernels take records: views of these 1-element arrays. The modes are part
         # of the state, copied as integers (a structured array's copy costs 1.2 us).
         self._parameters = np.zeros(1, PARAMETERS)
@@ -451,9 +453,8 @@ class SlinkySolver:
                 return
             self._integrate(1)
             contacts = None
-            if self.world is not None and self._left_alone():
-                contacts = resting_contacts(self.q, self.qd, self.p, self._first_joint(),
-                                            self.world, self.h)
+            if self._rest_test is not None and self._left_alone():
+                contacts = self._rest_test.contacts(self.q, self.qd, self._first_joint())
             if self.rest.count(contacts, self.h):
                 self._fall_asleep()
 

@@ -9,8 +9,15 @@ import numpy as np
 import pytest
 from runs import drive
 
-from slinky3d.dynamics.sleep import ON_WORLD, SLEEP_AFTER, rest_speed, steps_to_sleep
+from slinky3d.dynamics.sleep import (
+    ON_WORLD,
+    SLEEP_AFTER,
+    RestTest,
+    rest_speed,
+    steps_to_sleep,
+)
 from slinky3d.errors import SceneError
+from slinky3d.model import chain
 from slinky3d.model.params import preset
 from slinky3d.runtime.commands import (
     Grab,
@@ -191,3 +198,34 @@ def test_a_slinky_hanging_from_a_hand_never_sleeps():
         grabbed.step(1)
         assert not held.slinkies[0].asleep and not grabbed.slinkies[0].asleep
     assert grabbed.slinkies[0].free and grabbed.slinkies[0].grabbed == 0
+
+
+def test_the_compiled_rest_test_is_the_chain_and_the_world_layers():
+    """At rest iff every end point is slower than the rest speed (chain.end_velocities)
+    and one is within ON_WORLD of the world (scene.world.distance); the pattern is the
+    touching coils and the end points on the world: on the stairs' bent-over shape, at
+    random rates scaled around the threshold."""
+    scene = load("stairs")
+    spec = scene.slinkies[0]
+    p, h = spec.params, scene.dt
+    test = RestTest(p, scene.world, h)
+    v = rest_speed(p.g, h)
+    q = np.array(spec.q0, float)
+    E = chain.end_points(q, p.R)
+    on = distance(scene.world, E) <= ON_WORLD
+    assert on.any() and not on.all()
+    rng = np.random.default_rng(3)
+    for f in (0.3, 0.99, 1.01, 3.0):
+        for _ in range(5):
+            qd = rng.normal(size=q.size)
+            qd *= f * v / np.linalg.norm(chain.end_velocities(q, qd, p.R), axis=1).max()
+            got = test.contacts(q, qd, chain.BASE)
+            if f > 1.0:
+                assert got is None
+                continue
+            assert got is not None
+            coils = q[chain.BASE:] <= p.theta_min + chain.TOUCHING
+            assert np.array_equal(got, np.concatenate([coils, on]))
+    far = q.copy()
+    far[1] += 1.0  # the same shape, 1 m up: at rest, but not on the world
+    assert test.contacts(far, np.zeros(q.size), chain.BASE) is None
