@@ -229,3 +229,26 @@ def test_the_compiled_rest_test_is_the_chain_and_the_world_layers():
     far = q.copy()
     far[1] += 1.0  # the same shape, 1 m up: at rest, but not on the world
     assert test.contacts(far, np.zeros(q.size), chain.BASE) is None
+
+
+def test_a_held_slinky_set_down_on_its_floor_sleeps_and_its_hand_wakes_it():
+    """Held at its top, lowered until its bottom coils pile on the floor, the hand
+    stopped: the hand is still and the Slinky rests on the floor, so it may sleep
+    (docs/solver.md, "Sleeping"); moving the hand wakes it, and it follows."""
+    text = "[slinky]\npreset = 'plastic'\nC_D = 2e-2\n"
+    base = loads(text).slinkies[0]
+    floor = chain.end_points(base.q0, base.params.R)[:, 1].min() - 0.05
+    sim = Simulation(loads(text + f"[world]\nfloor = {floor}\n"))
+    s = sim.slinkies[0]
+    sim.drive_base(0, (0.0, -0.2))
+    sim.advance_to(0.5)
+    sim.drive_base(0, (0.0, 0.0))
+    while not s.asleep and sim.t < 6.0:
+        sim.step(1)
+    assert s.asleep and not s.free and sim.rollbacks == 0
+    top = s.ends()[0].copy()
+    assert apply(sim, Move(0, (0.0, 1.0)))[1] == "" and s.asleep  # no grab: nothing moved
+    sim.drive_base(0, (0.0, 0.2))
+    assert not s.asleep
+    sim.step(round(0.2 / sim.h))
+    assert s.ends()[0, 1] > top[1] + 0.01 and not s.asleep
