@@ -253,3 +253,20 @@ def test_a_held_slinky_set_down_on_its_floor_sleeps_and_its_hand_wakes_it():
     assert not s.asleep
     sim.step(round(0.2 / sim.h))
     assert s.ends()[0, 1] > top[1] + 0.01 and not s.asleep
+
+
+def test_each_slinky_sleeps_and_wakes_on_its_own():
+    """Two Slinkies standing on one floor (they do not touch each other in this model):
+    both sleep; a grab wakes the one grabbed, the other sleeps on, untouched."""
+    slinky = STANDING.split("[world]")[0].replace("[slinky]", "[[slinky]]")
+    beside = slinky.replace("[slinky.anchor]", "[slinky.anchor]\nposition = [0.5, 0.0]")
+    sim = Simulation(loads(slinky + beside + "[world]\nfloor = 0.0\n"))
+    a, b = sim.slinkies
+    sim.step(steps_to_sleep(sim.h))
+    assert a.asleep and b.asleep
+    q, top = a.q.copy(), b.ends()[-1].copy()
+    apply(sim, Grab(1, b.p.N, (top[0], top[1] + 0.05)))
+    sim.step(round(0.2 / sim.h))
+    assert a.asleep and np.array_equal(a.q, q)
+    assert not b.asleep and b.ends()[-1, 1] > top[1] + 0.01
+    assert [s.asleep for s in sim.snapshot().slinkies] == [True, False]
