@@ -58,7 +58,8 @@ class Rest:
         self.contacts = np.zeros(0, dtype=np.bool_)
 
     def copy(self) -> Rest:
-        return Rest(self.asleep, self.steps, self.contacts.copy())
+        # `contacts` is replaced, never changed in place: a copy may share it
+        return Rest(self.asleep, self.steps, self.contacts)
 
     def counted(self) -> bool:
         """Whether there is anything to hash (a Slinky never at rest hashes as before)."""

@@ -566,3 +566,6 @@ def warm_up() -> None:
                           far=EndSpec("free", 0.0), q0=q0, contact=ContactSpec())
         s = SlinkySolver(spec, 1e-3)
         s.advance(2)
+    # the world's scheme and sleeping's rest test too: a floor just below its far end
+    floor = float(chain.end_points(q0, p.R)[:, 1].min()) - 1e-3
+    SlinkySolver(spec, 1e-3, World(floor=floor), sleep=True).advance(2)
