@@ -270,3 +270,14 @@ def test_each_slinky_sleeps_and_wakes_on_its_own():
     assert a.asleep and np.array_equal(a.q, q)
     assert not b.asleep and b.ends()[-1, 1] > top[1] + 0.01
     assert [s.asleep for s in sim.snapshot().slinkies] == [True, False]
+
+
+def test_a_session_keeps_sleeping_off():
+    """A scene whose sleeping was turned off on the Scene (not in its TOML) is written
+    into a session's scene text with `sleep = false`, so its replay is the same run."""
+    from slinky3d.runtime.session import scene_text
+
+    scene = loads(STANDING)
+    assert loads(scene_text(scene)).sleep
+    assert not loads(scene_text(replace(scene, sleep=False))).sleep
+    assert not loads(scene_text(loads(STANDING, overrides=["sleep=false"]))).sleep
