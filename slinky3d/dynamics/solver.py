@@ -21,6 +21,7 @@ from slinky3d.dynamics.couplings import (
     soft_substeps,
 )
 from slinky3d.dynamics.hand import DRIVE_SPEED, catch, drive_acceleration, reverse
+from slinky3d.dynamics.sleep import Rest, RestTest
 from slinky3d.dynamics.step import run
 from slinky3d.dynamics.workspace import (
     COUNTERS,
@@ -43,7 +44,8 @@ from slinky3d.scene.world import World
 class SlinkySolver:
     """One Slinky advanced on a fixed grid of step h."""
 
-    def __init__(self, spec: SlinkySpec, h: float = 1e-3, world: World | None = None):
+    def __init__(self, spec: SlinkySpec, h: float = 1e-3, world: World | None = None,
+                 sleep: bool = False):
         p = spec.params
         self.spec, self.p, self.h = spec, p, h
         n = p.N
@@ -58,6 +60,11 @@ class SlinkySolver:
                 self.world.floor, self.world.mu, self.world.mu_static)
             self.world_work = new_world_work(n, np.array(self.world.blocks(), float))
             self._world_args = (wpar, tuple(self.world_work))
+        # Sleeping at rest on the world (sleep.py): only where there is a world to rest on
+        self.sleeps = sleep and self.world is not None
+        self.rest = Rest()
+        self._rest_test = RestTest(p, self.world, h) if self.sleeps and self.world is not None \
+            else None
         # The kernels take records: views of these 1-element arrays. The modes are part
         # of the state, copied as integers (a structured array's copy costs 1.2 us).
         self._parameters = np.zeros(1, PARAMETERS)
@@ -129,8 +136,18 @@ class SlinkySolver:
             self.locked[j0:] = touching
 
     def _touched(self) -> None:
-        """The state or the drives changed from outside: no cached dynamics."""
+        """The state or the drives changed from outside: no cached dynamics, and a
+        sleeping Slinky wakes."""
         self.work.small["dynamics_current"] = 0
+        self.rest.wake()
+
+    def wake(self) -> None:
+        """Wake it (a change of the world or of its parameters, a roll-back)."""
+        self._touched()
+
+    @property
+    def asleep(self) -> bool:
+        return self.rest.asleep
 
     def _first_joint(self) -> int:
         return chain.first_joint(self.free)
@@ -421,7 +438,41 @@ class SlinkySolver:
             self.t = self.k * self.h  # on the grid exactly, whatever the sums
 
     def advance(self, nsteps: int) -> None:
-        """nsteps fixed steps of h, with the end conditions switching at their times."""
+        """nsteps fixed steps of h, with the end conditions switching at their times. A
+        Slinky that may sleep is advanced one step at a time and checked for rest after
+        each (sleep.py), so that when it sleeps does not depend on the batches; asleep,
+        its steps integrate nothing."""
+        if not self.sleeps:
+            self._integrate(nsteps)
+            return
+        for left in range(int(nsteps), 0, -1):
+            if self.rest.asleep:
+                self.k += left
+                self.t = self.k * self.h
+                return
+            self._integrate(1)
+            contacts = None
+            if self._rest_test is not None and self._left_alone():
+                contacts = self._rest_test.contacts(self.q, self.qd, self._first_joint())
+            if self.rest.count(contacts, self.h):
+                self._fall_asleep()
+
+    def _left_alone(self) -> bool:
+        """Nothing from outside acts on it or is due to: no grab, no moving or scripted
+        end, both ends not held, no release to come."""
+        due = (not self.free and not self.hand and self.spec.anchor.condition == "released")
+        return not (self.modes["grab"] or self.driven or self.frozen(self.t) or due)
+
+    def _fall_asleep(self) -> None:
+        """Velocities to zero (the kinetic energy left, below 1/2 M (rest speed)^2,
+        booked as the contacts' loss), and no more integration until woken."""
+        self.work.small["impact_loss"] += self.energy_account()[0]
+        self.qd[:] = 0.0
+        self.work.small["dynamics_current"] = 0
+        self.rest.asleep = True
+
+    def _integrate(self, nsteps: int) -> None:
+        """nsteps steps, integrated: `advance` without sleeping."""
         h = self.h
         k_end = self.k + int(nsteps)
         while self.k < k_end:
@@ -463,19 +514,21 @@ class SlinkySolver:
             hand = (self.mirror, self._parameters.copy(), self.drive_velocity.copy(),
                     self.drive_wanted.copy())
         return (self.q.copy(), self.qd.copy(), self.sd.copy(), self.locked.copy(),
-                self._mode_values.copy(), self.target.copy(), self.k, hand)
+                self._mode_values.copy(), self.target.copy(), self.k, hand, self.rest.copy())
 
     def hashed(self) -> list[np.ndarray]:
-        """What a state hash covers: the state, and the hand's once it took over (so
-        that runs without one hash as before)."""
+        """What a state hash covers: the state, the hand's once it took over, and the
+        sleep count once it started (so that runs without either hash as before)."""
         out = [self.q, self.qd, self.sd, self.locked, self._mode_values, self.target]
         if self.hand:
             out += [np.array([self.mirror], dtype=np.int64), self._parameters.view(np.uint8),
                     self.drive_velocity, self.drive_wanted]
+        if self.rest.counted():
+            out += self.rest.hashed()
         return out
 
     def restore(self, state: tuple) -> None:
-        q, qd, sd, locked, modes, target, k, hand = state
+        q, qd, sd, locked, modes, target, k, hand, rest = state
         self._touched()
         if hand is not None:
             self.hand = True
@@ -495,6 +548,7 @@ class SlinkySolver:
         self._mode_values[:], self.target[:] = modes, target
         self.k = k
         self.t = k * self.h
+        self.rest = rest.copy()
 
 
 def warm_up() -> None:
@@ -511,3 +565,6 @@ def warm_up() -> None:
                           far=EndSpec("free", 0.0), q0=q0, contact=ContactSpec())
         s = SlinkySolver(spec, 1e-3)
         s.advance(2)
+    # the world's scheme and sleeping's rest test too: a floor just below its far end
+    floor = float(chain.end_points(q0, p.R)[:, 1].min()) - 1e-3
+    SlinkySolver(spec, 1e-3, World(floor=floor), sleep=True).advance(2)

@@ -93,6 +93,17 @@ def composite_rates(q: np.ndarray, qd: np.ndarray) -> np.ndarray:
     return qd[2] + np.cumsum(signs(n) * qd[BASE:])
 
 
+def end_velocities(q: np.ndarray, qd: np.ndarray, R: float) -> np.ndarray:
+    """(N+1, 2) velocities of the end points E_1..E_{N+1}."""
+    u = bar_dirs(composite(q[BASE:], q[2]))
+    w = composite_rates(q, qd)
+    du = w[:, None] * np.stack([-u[:, 1], u[:, 0]], axis=-1)  # d u_k / dt
+    V = np.empty((u.shape[0] + 1, 2))
+    V[0] = qd[:2]
+    V[1:] = qd[:2] + np.cumsum(2 * R * du, axis=0)
+    return V
+
+
 def centre_velocities(q: np.ndarray, qd: np.ndarray, R: float) -> np.ndarray:
     """(N, 2) velocities of the bar midpoints."""
     u = bar_dirs(composite(q[BASE:], q[2]))

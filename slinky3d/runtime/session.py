@@ -68,10 +68,14 @@ class Session:
 
 # -- scenes and commands as JSON ------------------------------------------------------
 def scene_text(scene: Scene) -> str:
-    """The scene as TOML text (after its overrides), which loads back to the same Scene."""
+    """The scene as TOML text (after its overrides), which loads back to the same Scene
+    (sleeping too, when it was turned off on the Scene rather than in its TOML)."""
     import tomli_w
 
-    return tomli_w.dumps(scene.raw)
+    doc = scene.raw
+    if doc.get("sleep", Scene.sleep) != scene.sleep:
+        doc = {**doc, "sleep": scene.sleep}
+    return tomli_w.dumps(doc)
 
 
 def scene_json(scene: Scene) -> dict[str, Any]:

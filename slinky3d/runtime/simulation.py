@@ -25,12 +25,18 @@ def grid_step(dt: float, interval: float) -> tuple[float, int]:
 
 
 class Simulation:
-    """All Slinkies of a scene, advanced together on the grid of step h."""
+    """All Slinkies of a scene, advanced together on the grid of step h.
 
-    def __init__(self, scene: Scene, h: float | None = None):
+    `sleep` (default: the scene's `sleep`, on unless it says false): a Slinky at rest
+    on the world sleeps until a command, a roll-back or `wake` wakes it
+    (docs/solver.md, "Sleeping")."""
+
+    def __init__(self, scene: Scene, h: float | None = None, sleep: bool | None = None):
         self.scene = scene
         self.h = float(h if h is not None else scene.dt)
-        self.slinkies = [SlinkySolver(s, self.h, scene.world) for s in scene.slinkies]
+        self.sleep = scene.sleep if sleep is None else bool(sleep)
+        self.slinkies = [SlinkySolver(s, self.h, scene.world, self.sleep)
+                         for s in scene.slinkies]
         self.status = ""
         self.rollbacks = 0
         self._keep_all()
@@ -46,10 +52,19 @@ class Simulation:
         self.status = ""
 
     def step(self, nsteps: int = 1) -> None:
-        """Advance every Slinky nsteps steps; a diverged one is rolled back."""
+        """Advance every Slinky nsteps steps; a diverged one is rolled back. A Slinky
+        asleep before and after has not changed: nothing to guard."""
         for i, s in enumerate(self.slinkies):
+            was = s.asleep
             s.advance(nsteps)
-            self._guard(i, s, nsteps)
+            if not (was and s.asleep):
+                self._guard(i, s, nsteps)
+
+    def wake(self, i: int | None = None) -> None:
+        """Wake Slinky i (None: all): what a change of the world or of a Slinky's
+        parameters must do. Commands wake the Slinky they act on by themselves."""
+        for s in self.slinkies if i is None else [self.slinkies[i]]:
+            s.wake()
 
     def advance_to(self, t: float) -> None:
         """Advance to the last grid time not after t."""
@@ -88,6 +103,7 @@ class Simulation:
         s.k, s.t = k, t  # time goes on; the state is the last good one, at rest in it
         s.qd[:] = 0.0
         s.settle()
+        s.wake()
         self.rollbacks += 1
         self.status = f"solver diverged at t = {t:.3f} s on Slinky {i + 1}: rolled back"
 
@@ -99,7 +115,9 @@ class Simulation:
         self.slinkies[i].move_grab(target)
 
     def release(self, i: int) -> None:
-        self.slinkies[i].release_grab()
+        s = self.slinkies[i]
+        if not s.asleep:  # a sleeping Slinky holds no grab: nothing to let go of, no wake
+            s.release_grab()
 
     def drive_base(self, i: int, velocity: tuple[float, float]) -> str:
         """Move Slinky i's held anchored end toward `velocity` (world m/s); '' or why not."""
@@ -127,7 +145,8 @@ class Simulation:
                 grab=s.grab_target() if g is not None else None,
                 grab_point=ends[g].copy() if g is not None else None,
                 anchor_held=not s.free, far_held=s.far_held(s.t), preset=p.preset,
-                energy=Energy(*s.energy_account()), impact_age=s.impact_age()))
+                energy=Energy(*s.energy_account()), impact_age=s.impact_age(),
+                asleep=s.asleep))
         return Snapshot(t=self.t, slinkies=tuple(out), real_time_factor=real_time_factor,
                         behind=behind, status=self.status, rollbacks=self.rollbacks)
 

@@ -49,6 +49,7 @@ class SlinkySnapshot:
     # (N,) simulated seconds since each joint's last coil impact (inf: none yet), so that
     # the viewer can flash the coils that just hit
     impact_age: np.ndarray | None = None
+    asleep: bool = False  # at rest on the world and not integrated (docs/solver.md, "Sleeping")
 
     @property
     def N(self) -> int:

@@ -26,7 +26,8 @@ from slinky3d.scene.world import WORLD_KEYS, check_clear, read_world
 DT_MAX = 5e-3  # s: the undamped explicit step nears its stability limit (modes ~400 rad/s)
 # beyond it, and the damped one leaves sub-millimetre accuracy (docs/solver.md, "The default step")
 
-SCENE_KEYS = ("title", "description", "duration", "dt", "slinky", "look", "camera", "world")
+SCENE_KEYS = ("title", "description", "duration", "dt", "sleep", "slinky", "look", "camera",
+              "world")
 
 
 def from_dict(doc: dict, where: str = "<scene>", overrides: Sequence[str] = (),
@@ -68,6 +69,7 @@ def from_dict(doc: dict, where: str = "<scene>", overrides: Sequence[str] = (),
         path=where,
         look=look,
         world=world,
+        sleep=t.boolean("sleep", Scene.sleep),
         camera=read_camera(t.table("camera", CAMERA_KEYS)),
         raw=doc,
     )

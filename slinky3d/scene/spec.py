@@ -168,6 +168,7 @@ class Scene:
     look: Look = field(default_factory=Look)
     camera: CameraHint = field(default_factory=CameraHint)
     world: World = field(default_factory=World)
+    sleep: bool = True  # a Slinky at rest on the world sleeps (docs/solver.md, "Sleeping")
     raw: dict = field(default_factory=dict, repr=False)  # the TOML after overrides
 
 

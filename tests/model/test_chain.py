@@ -87,3 +87,12 @@ def test_point_jacobian_fd(p):
             for e in np.eye(q.size)
         ]).T
         assert np.allclose(J, fd, atol=1e-7)
+
+
+def test_end_velocities_are_the_rates_of_the_end_points(p):
+    q, qd = random_state(p, 7)
+    h = 1e-7
+    fd = (chain.end_points(q + h * qd, p.R) - chain.end_points(q - h * qd, p.R)) / (2 * h)
+    V = chain.end_velocities(q, qd, p.R)
+    assert np.allclose(V, fd, atol=1e-6 * np.abs(fd).max())
+    assert np.allclose(0.5 * (V[:-1] + V[1:]), chain.centre_velocities(q, qd, p.R))

@@ -145,6 +145,7 @@ theta = [0.6, 0.7, 0.6, 0.7]
 """
 
 WORLD = """
+sleep = false
 [slinky]
 preset = "plastic"
 n_coils = 2
