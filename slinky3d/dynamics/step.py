@@ -301,6 +301,19 @@ def run(q, qd, sd, t, h, nsteps, locked, target, parameters, modes, work, counte
     md = modes[0]
     cnt = counters[0]
     w = Work(ForceWork(*work[0]), *work[1:])
-    for _ in range(nsteps):
-        t = step(q, qd, sd, t, h, locked, target, par, md, w, cnt)
+    t0 = t
+    for i in range(nsteps):
+        t = step(q, qd, sd, step_start(t0, h, i, t), h, locked, target, par, md, w, cnt)
+    return t
+
+
+@njit(**JIT)
+def step_start(t0, h, i, t):
+    """The start time of a run's i-th step: (k0 + i) h when the run starts on the grid
+    (t0 = k0 h), so that the drive sees the same times however the steps are batched
+    (t0 + h + h + ... drifts off the grid, and a drive's start at t = 1 s fell a step
+    early or late with the batching); t, the sum so far, off the grid."""
+    k0 = round(t0 / h)
+    if k0 * h == t0:
+        return (k0 + i) * h
     return t
