@@ -120,9 +120,9 @@ def calibration(ctx: moderngl.Context, size: tuple[int, int], frames: int,
     times = []
     for i in range(frames + 5):
         t0 = time.perf_counter()
-        r._scene.use()
+        r._full.scene.use()
         ctx.enable_only(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
-        r._scene.clear(0.2, 0.3, 0.4, 1.0, depth=1.0)
+        r._full.scene.clear(0.2, 0.3, 0.4, 1.0, depth=1.0)
         r._draw_helices(snap, Look(), vp, common, depth=False)
         ctx.finish()
         if i >= 5:

@@ -171,6 +171,43 @@ def test_same_snapshot_same_pixels(ctx, renderer):
     assert np.array_equal(a, c)
 
 
+@pytest.mark.gl
+@pytest.mark.parametrize("quality", ["software", "gpu"])
+def test_a_lower_scale_draws_the_same_picture_at_full_size(ctx, quality):
+    """Dynamic resolution: at scale 0.5 the frame is still full size and shows the same
+    picture (averaged over the small picture's pixels); outside the boxes stretched from
+    it, it is the full-size backdrop to the last bit; and a full-scale frame after it
+    (a screenshot, a film's frame) is the full-scale frame, bit for bit."""
+    from slinky3d.viewer.gl.renderer import Renderer
+    from slinky3d.viewer.stage import stage_for
+
+    snap = hanging_snapshot("steel", stretch=0.2)
+    look = Look()  # floor, holders, shadow: everything that is composed
+    stage = stage_for(look, snap)
+    size = (640, 360)  # the small picture 320x180
+    r = Renderer(ctx, size, quality=quality)
+    full, cam = draw(r, snap, look, CameraHint(yaw_deg=25.0, pitch_deg=15.0), stage)
+    r.render(snap, look, cam, stage, scale=0.5)
+    assert r.inner == (size[0] // 2, size[1] // 2)
+    half = r.read()
+    assert half.shape == full.shape
+
+    def blocks(img):  # mean colour of each 8x8 block
+        h, w = img.shape[:2]
+        return img.reshape(h // 8, 8, w // 8, 8, 3).astype(float).mean(axis=(1, 3))
+
+    diff = np.abs(blocks(full) - blocks(half)).max(axis=2)
+    # Where the coils' wire is finer than the small picture's pixels, it differs.
+    assert diff.mean() < 2.0 and np.mean(diff > 24) < 0.03
+    drawn = np.abs(full.astype(int) - half.astype(int)).max(axis=2) > 0
+    inside = np.zeros(drawn.shape, bool)
+    for x, y, w, h in r.composed:  # GL's rows from the bottom
+        inside[size[1] - y - h:size[1] - y, x:x + w] = True
+    assert not np.any(drawn & ~inside) and inside.mean() < 0.8
+    r.render(snap, look, cam, stage)
+    assert np.array_equal(r.read(), full)
+
+
 def mean_colour(img, mask):
     return img[mask].astype(float).mean(axis=0)
 

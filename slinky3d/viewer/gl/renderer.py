@@ -5,12 +5,20 @@ backdrop (background gradient and unshadowed floor, re-drawn only when the camer
 look changes, else copied); the Slinkies (instanced half hoops) and holders/stairs;
 the floor rectangle that can hold a shadow; then anti-aliasing (MSAA resolve on a GPU,
 FXAA over the objects on a software rasterizer).
+
+Dynamic resolution (`scale` < 1, chosen by gl/dynamic_resolution.py): the same passes
+draw into smaller targets, and the picture is stretched (bilinear) over the box on
+screen that holds the objects and the shadowed floor; the rest of the output is the
+backdrop, cached at full size and copied. On a software rasterizer a sampled pass
+costs about as much per pixel as the scene, so stretching only that box is what makes
+a lower scale pay.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import moderngl
 import numpy as np
@@ -34,6 +42,49 @@ DAMPER_COLOUR = (0.22, 0.24, 0.28, 0.8)  # and its damper
 # Per half hoop: C, u (4 floats), sign, along, flash (3), tint rgb and amount (4).
 INSTANCE_BYTES = 4 * (4 + 3 + 4)
 COUPLING_SIZE = 2.5  # the coupling's size in Slinky radii: readable a few metres away
+SCALE_STEP = 1 / 32  # dynamic resolution's scales are multiples: a new size is new targets
+
+
+@dataclass
+class Targets:
+    """The offscreen buffers of one drawing size: the multisampled scene (MSAA), the
+    cached backdrop, the scene as a texture, and the anti-aliased output."""
+
+    size: tuple[int, int]
+    msaa: moderngl.Framebuffer | None
+    backdrop: moderngl.Framebuffer
+    backdrop_c: moderngl.Framebuffer  # its colour only
+    scene_tex: moderngl.Texture
+    scene: moderngl.Framebuffer
+    # Colour-only views for copies out: a window's depth buffer has its own format,
+    # and blitting depth between different formats is an error.
+    scene_c: moderngl.Framebuffer
+    msaa_c: moderngl.Framebuffer | None
+    out_tex: moderngl.Texture
+    out: moderngl.Framebuffer
+    backdrop_key: tuple | None = None  # what the backdrop was last drawn for
+
+    @classmethod
+    def make(cls, ctx: moderngl.Context, q: Quality, size: tuple[int, int]) -> Targets:
+        def target(samples: int) -> moderngl.Framebuffer:
+            return ctx.framebuffer(ctx.renderbuffer(size, 4, samples=samples),
+                                   ctx.depth_renderbuffer(size, samples=samples))
+
+        def texture() -> moderngl.Texture:
+            tex = ctx.texture(size, 4)
+            tex.filter = (moderngl.LINEAR, moderngl.LINEAR)  # FXAA's and the upscale's taps
+            tex.repeat_x = tex.repeat_y = False
+            return tex
+
+        msaa = target(q.samples) if q.samples else None
+        backdrop = target(q.samples)
+        scene_tex = texture()
+        out_tex = texture() if q.fxaa else scene_tex
+        scene = ctx.framebuffer(scene_tex, ctx.depth_renderbuffer(size))
+        return cls(size, msaa, backdrop, ctx.framebuffer(backdrop.color_attachments[0]),
+                   scene_tex, scene, ctx.framebuffer(scene_tex),
+                   ctx.framebuffer(msaa.color_attachments[0]) if msaa else None, out_tex,
+                   ctx.framebuffer(out_tex) if q.fxaa else scene)
 
 
 class Renderer:
@@ -64,6 +115,7 @@ class Renderer:
             "floor_shadow": program(ctx, "floor.glsl", {**d, "SHADOWED": ""}),
             "background": program(ctx, "background.glsl"),
             "fxaa": program(ctx, "fxaa.glsl"),
+            "upscale": program(ctx, "upscale.glsl"),
         }
         if extrusion == "numpy":
             for m in ("steel", "plastic"):
@@ -79,6 +131,7 @@ class Renderer:
                             for k in ("floor", "floor_shadow")}
         self._bg_vao = ctx.vertex_array(p["background"], [])
         self._fxaa_vao = ctx.vertex_array(p["fxaa"], [])
+        self._upscale_vao = ctx.vertex_array(p["upscale"], [])
         self._hoops: list[tuple[moderngl.Buffer | None, dict]] = []  # per Slinky
         self._mesh_buf = ctx.buffer(reserve=4096, dynamic=True)
         s = q.shadow_size
@@ -95,38 +148,34 @@ class Renderer:
         self._tints: Sequence[np.ndarray | None] | None = None
         self._t = 0.0  # process time of the last profiling tick
         self.size = (0, 0)
+        self.inner = (0, 0)  # the size the last frame was drawn at (scale < 1: smaller)
+        self._small: Targets | None = None  # targets of the last scale below 1
+        self._composed: moderngl.Framebuffer | None = None  # a scaled frame without target
+        self.composed: list[tuple[int, int, int, int]] = []  # boxes stretched last frame
         self.resize(size)
 
     # -- targets -------------------------------------------------------------------
     def resize(self, size: tuple[int, int]) -> None:
         if tuple(size) == self.size:
             return
-        ctx, q = self.ctx, self.quality
-        self.size = w, h = int(size[0]), int(size[1])
+        self.size = (int(size[0]), int(size[1]))
+        self._full = Targets.make(self.ctx, self.quality, self.size)
+        self._small = self._composed = None
+        self._result = self._full.out  # what read() reads
 
-        def target(samples: int) -> moderngl.Framebuffer:
-            return ctx.framebuffer(ctx.renderbuffer((w, h), 4, samples=samples),
-                                   ctx.depth_renderbuffer((w, h), samples=samples))
-
-        self._msaa = target(q.samples) if q.samples else None
-        self._backdrop = target(q.samples)
-        self._backdrop_c = ctx.framebuffer(self._backdrop.color_attachments[0])
-        self._backdrop_key: tuple | None = None
-        self._scene_tex = ctx.texture((w, h), 4)
-        self._scene_tex.filter = (moderngl.LINEAR, moderngl.LINEAR)
-        self._scene_tex.repeat_x = self._scene_tex.repeat_y = False
-        self._scene = ctx.framebuffer(self._scene_tex, ctx.depth_renderbuffer((w, h)))
-        # Colour-only views for copies out: a window's depth buffer has its own format,
-        # and blitting depth between different formats is an error.
-        self._scene_c = ctx.framebuffer(self._scene_tex)
-        self._msaa_c = ctx.framebuffer(self._msaa.color_attachments[0]) if self._msaa else None
-        self._out = ctx.framebuffer(ctx.renderbuffer((w, h), 4)) if q.fxaa else self._scene
+    def _targets(self, size: tuple[int, int]) -> Targets:
+        """The targets to draw a frame of `size` into (the full size's, or a scale's)."""
+        if size == self.size:
+            return self._full
+        if self._small is None or self._small.size != size:
+            self._small = Targets.make(self.ctx, self.quality, size)
+        return self._small
 
     # -- drawing -------------------------------------------------------------------
     def render(self, snap: Snapshot, look: Look, cam: OrbitCamera, stage: Stage | None = None,
                target: moderngl.Framebuffer | None = None, extra: np.ndarray | None = None,
                helices: bool = True, tints: Sequence[np.ndarray | None] | None = None,
-               marks: np.ndarray | None = None) -> None:
+               marks: np.ndarray | None = None, scale: float = 1.0) -> None:
         """Draw one frame into `target` (same size) or this renderer's own buffer.
 
         `stage` (floor height and extent) should stay the same through a run; None
@@ -138,9 +187,17 @@ class Renderer:
         `marks`: mesh triangles like `extra` drawn in the main pass only: they cast no
         shadow and leave the shadow's fit alone (a parabola down to the floor would
         widen it, and the shadowed floor with it).
+        `scale` (dynamic resolution, 0.5 <= scale <= 1, in steps of SCALE_STEP): the 3D
+        picture is drawn at that fraction of the size in each direction and stretched to
+        the full size. Pictures that are kept (screenshots, films) are drawn at 1, the
+        default.
         """
         ctx, q = self.ctx, self.quality
-        w, h = self.size
+        full = self.size
+        scale = min(max(round(scale / SCALE_STEP) * SCALE_STEP, 0.5), 1.0)
+        w, h = self.inner = (max(round(full[0] * scale), 1), max(round(full[1] * scale), 1))
+        t = self._targets(self.inner)
+        scaled = t is not self._full
         self.released += release_dropped(ctx)
         self._tick(None)
         self.last_triangles = {"main": 0, "shadow": 0}
@@ -157,7 +214,7 @@ class Renderer:
             hi = np.maximum(hi, boxes[:, :3].max(axis=0))
         shadow_rect = self._shadow_rect(lo, hi, stage)
         light_vp, texel_m, depth_range = self._light(lo, hi, stage.floor_y, shadow_rect)
-        view_proj = cam.view_proj(w / h)
+        view_proj = cam.view_proj(full[0] / full[1])
         common = {
             "eye": tuple(float(v) for v in cam.eye()), "light_dir": tuple(LIGHT_DIR),
             "bg_top_lin": lin(look.background_top), "bg_bottom_lin": lin(look.background_bottom),
@@ -181,16 +238,16 @@ class Renderer:
         # rasterizer, a copy costs as much as drawing the Slinky), and FXAA copies only
         # the Slinkies' box out. The backdrop's depth is not needed there: nothing is
         # drawn under the floor, and the shadowed floor is depth-tested after the objects.
-        direct = q.fxaa and self._msaa is None and target is not None
-        fbo: moderngl.Framebuffer = target if direct and target else (self._msaa or self._scene)
-        self._draw_backdrop(look, cam, stage, view_proj, common)
+        direct = q.fxaa and t.msaa is None and target is not None and not scaled
+        fbo: moderngl.Framebuffer = target if direct and target else (t.msaa or t.scene)
+        self._draw_backdrop(t, look, cam, stage, view_proj, common)
         if direct:
-            ctx.copy_framebuffer(fbo, self._backdrop_c)
+            ctx.copy_framebuffer(fbo, t.backdrop_c)
             fbo.color_mask = (False, False, False, False)
             fbo.clear(depth=1.0)
             fbo.color_mask = (True, True, True, True)
         else:
-            ctx.copy_framebuffer(fbo, self._backdrop)
+            ctx.copy_framebuffer(fbo, t.backdrop)
         self._tick("backdrop")
         fbo.use()
         ctx.viewport = (0, 0, w, h)
@@ -198,19 +255,21 @@ class Renderer:
         ctx.enable(moderngl.CULL_FACE)
         if marks is not None and len(marks):
             boxes = np.concatenate([boxes, marks.astype("f4", copy=False)])
+            lo = np.minimum(lo, marks[:, :3].min(axis=0))
+            hi = np.maximum(hi, marks[:, :3].max(axis=0))
         self._draw_objects(snap, look, boxes, view_proj, common, depth=False)
         self._tick("objects")
         ctx.disable(moderngl.CULL_FACE)
         if look.floor:
             self._draw_floor("floor_shadow", shadow_rect, stage.floor_y, look, stage,
-                             view_proj, common)
+                             view_proj, common, h)
         self._tick("floor")
         # Anti-aliasing and output.
-        out = target or self._out
-        if self._msaa_c is not None:  # MSAA
+        out = t.out if scaled else target or t.out
+        if t.msaa_c is not None:  # MSAA
             # Resolve into our own buffer (same format), then copy out like the rest:
             # a resolving blit into a window of another format is an error.
-            ctx.copy_framebuffer(self._scene, self._msaa_c)
+            ctx.copy_framebuffer(t.scene, t.msaa_c)
         if q.fxaa:
             # Only the Slinkies need it (the floor grid and horizon are smooth, and the
             # holders and stairs are large boxes with few edges): copy the frame, then
@@ -220,22 +279,59 @@ class Renderer:
                 # The box and the pixels FXAA reads around it (a blit obeys the scissor).
                 x, y, rw, rh = rect
                 ctx.scissor = (max(x - 4, 0), max(y - 4, 0), rw + 8, rh + 8)
-                ctx.copy_framebuffer(self._scene_c, out)
+                ctx.copy_framebuffer(t.scene_c, out)
             else:
-                ctx.copy_framebuffer(out, self._scene_c)
+                ctx.copy_framebuffer(out, t.scene_c)
             out.use()
             ctx.viewport = (0, 0, w, h)
             ctx.scissor = rect
             ctx.disable(moderngl.DEPTH_TEST)
-            self._scene_tex.use(1)
+            t.scene_tex.use(1)
             fx = self.progs["fxaa"]
             set_uniform(fx, "image", 1)
             set_uniform(fx, "texel", (1.0 / w, 1.0 / h))
             self._fxaa_vao.render(moderngl.TRIANGLES, vertices=3)
             ctx.scissor = None
-        elif out is not self._scene:
-            ctx.copy_framebuffer(out, self._scene_c)
+        elif out is not t.scene:
+            ctx.copy_framebuffer(out, t.scene_c)
         self._tick("antialias")
+        if scaled:
+            # Everything drawn over the backdrop lies in the objects' box (holders,
+            # marks, the hand's props) and the floor rectangle their shadow may fall on.
+            x0, z0, x1, z1 = shadow_rect
+            floor = (np.array([x0, stage.floor_y, z0]), np.array([x1, stage.floor_y, z1]))
+            rects = [_screen_rect(cam, lo, hi, *full)]
+            if look.floor:
+                rects.append(_screen_rect(cam, *floor, *full))
+            self._compose(t, target, rects, look, cam, stage, view_proj, common)
+            self._tick("upscale")
+        else:
+            self._result, self.composed = t.out, []
+
+    def _compose(self, t: Targets, target: moderngl.Framebuffer | None, rects, look: Look,
+                 cam: OrbitCamera, stage: Stage, view_proj, common) -> None:
+        """A frame drawn at a lower scale, at full size: the full-size backdrop copied,
+        then the small picture stretched over the boxes on screen (x, y, w, h) that hold
+        what was drawn over its own backdrop."""
+        ctx = self.ctx
+        if target is None:
+            if self._composed is None:
+                self._composed = ctx.framebuffer(ctx.renderbuffer(self.size, 4))
+            target = self._result = self._composed
+        self._draw_backdrop(self._full, look, cam, stage, view_proj, common)
+        ctx.copy_framebuffer(target, self._full.backdrop_c)
+        target.use()
+        ctx.viewport = (0, 0, *self.size)
+        ctx.disable(moderngl.DEPTH_TEST)
+        t.out_tex.use(1)
+        up = self.progs["upscale"]
+        set_uniform(up, "image", 1)
+        set_uniform(up, "texel", (1.0 / self.size[0], 1.0 / self.size[1]))
+        self.composed = rects
+        for rect in rects:  # where they overlap, the same pixels twice
+            ctx.scissor = rect
+            self._upscale_vao.render(moderngl.TRIANGLES, vertices=3)
+        ctx.scissor = None
 
     def _tick(self, name: str | None) -> None:
         """Profiling: finish the GPU work and charge the CPU time since the last tick."""
@@ -250,7 +346,7 @@ class Renderer:
     def read(self) -> np.ndarray:
         """The last frame drawn into this renderer's own buffer, (h, w, 3) uint8, top row 0."""
         w, h = self.size
-        data = self._out.read(components=3, alignment=1)
+        data = self._result.read(components=3, alignment=1)
         return np.frombuffer(data, np.uint8).reshape(h, w, 3)[::-1].copy()
 
     def triangles(self, snap: Snapshot) -> dict[str, int]:
@@ -280,23 +376,24 @@ class Renderer:
         return self.lods[-1]
 
     # -- passes --------------------------------------------------------------------
-    def _draw_backdrop(self, look: Look, cam: OrbitCamera, stage: Stage, view_proj,
-                       common) -> None:
-        """Background gradient and unshadowed floor into a cached buffer."""
+    def _draw_backdrop(self, t: Targets, look: Look, cam: OrbitCamera, stage: Stage,
+                       view_proj, common) -> None:
+        """Background gradient and unshadowed floor into the targets' cached buffer."""
         key = (tuple(cam.eye()), tuple(np.asarray(cam.target, float)), cam.fov_deg, look, stage)
-        if key == self._backdrop_key:
+        if key == t.backdrop_key:
             return
-        self._backdrop_key = key
+        t.backdrop_key = key
         ctx = self.ctx
-        self._backdrop.use()
-        ctx.viewport = (0, 0, *self.size)
-        self._backdrop.clear(depth=1.0)
+        ctx.enable(moderngl.DEPTH_TEST)
+        t.backdrop.use()
+        ctx.viewport = (0, 0, *t.size)
+        t.backdrop.clear(depth=1.0)
         if look.floor:
             big = 2.0 * common["fade"]
             rect = (stage.centre_x - big, -big, stage.centre_x + big, big)
             # A hair lower than the shadow rectangle drawn over it later.
             self._draw_floor("floor", rect, stage.floor_y - 1e-4 * stage.size, look, stage,
-                             view_proj, common)
+                             view_proj, common, t.size[1])
         ctx.depth_func = "<="  # at the far plane, behind everything
         bg = self.progs["background"]
         set_uniform(bg, "bg_top", look.background_top)
@@ -304,13 +401,14 @@ class Renderer:
         self._bg_vao.render(moderngl.TRIANGLES, vertices=3)
         ctx.depth_func = "<"
 
-    def _draw_floor(self, name, rect, y, look: Look, stage: Stage, view_proj, common) -> None:
+    def _draw_floor(self, name, rect, y, look: Look, stage: Stage, view_proj, common,
+                    height: int) -> None:
         prog = self.progs[name]
         self._uniforms(prog, view_proj, common)
         lit, dark = floor_colours(look)
         for k, v in (("floor_y", y), ("rect", tuple(float(r) for r in rect)),
                      ("centre", (stage.centre_x, 0.0)), ("fade", common["fade"]),
-                     ("viewport_h", float(self.size[1])),
+                     ("viewport_h", float(height)),
                      ("tile", 0.1 if stage.size < 3 else 1.0),
                      ("bg_top", look.background_top), ("bg_bottom", look.background_bottom),
                      ("floor_lit", lit), ("floor_dark", dark)):
