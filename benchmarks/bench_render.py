@@ -99,6 +99,14 @@ def measure(ctx: moderngl.Context, configs: list[tuple[str, str]], size: tuple[i
     return setups
 
 
+def still_frame_times(frames: int = 60, size: tuple[int, int] = (1280, 720)) -> list[float]:
+    """Wall ms per frame of the software preset under a still camera, the steel Slinky
+    changing shape each frame: the frame bench_app.py's --compare holds the app to."""
+    ctx = headless_context()
+    run = measure(ctx, [("software", "gpu")], size, frames, False, steel_snapshots())[0]
+    return run.wall
+
+
 IDLE_CALIBRATION_MS = 7.0  # the issue's figure for the calibration frame on this machine
 
 
@@ -123,6 +131,7 @@ def calibration(ctx: moderngl.Context, size: tuple[int, int], frames: int,
         r._full.scene.use()
         ctx.enable_only(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
         r._full.scene.clear(0.2, 0.3, 0.4, 1.0, depth=1.0)
+        r._upload_instances(snap, common["eye"])
         r._draw_helices(snap, Look(), vp, common, depth=False)
         ctx.finish()
         if i >= 5:

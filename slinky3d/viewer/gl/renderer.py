@@ -224,6 +224,7 @@ class Renderer:
             "pixel_size": 2.0 * np.tan(np.radians(cam.fov_deg) / 2) / h,
             "fade": max(3.0 * stage.size, 2.5 * cam.distance),
         }
+        self._upload_instances(snap, common["eye"])
         self._tick("prepare")
         ctx.enable_only(moderngl.DEPTH_TEST)
         ctx.depth_func = "<"
@@ -505,20 +506,33 @@ class Renderer:
             set_uniform(prog, "half_thick", 0.5 * helix.wire_thickness(sl))
             set_uniform(prog, "pixel_size", 0.0 if depth else common["pixel_size"])
             seg = None if depth else self._segments_for(sl, common["eye"], common["pixel_size"])
-            buf, vao, tpl = self._helix_vao(i, sl.N, name, seg)
-            inst = np.c_[helix.instances(sl), helix.impact_flash(sl), self._tint(i, sl.N)
-                         ].astype("f4")
-            buf.write(_near_first(inst, common["eye"], sl.R).tobytes())
+            _, vao, tpl = self._helix_vao(i, sl.N, name, seg)
             vao.render(moderngl.TRIANGLES, instances=sl.N)
             self.last_triangles["shadow" if depth else "main"] += sl.N * tpl.triangles
 
-    def _helix_vao(self, i: int, n: int, name: str, segments: int | None):
+    def _upload_instances(self, snap: Snapshot, eye) -> None:
+        """Each Slinky's per-hoop data, once a frame for both passes: sorted nearest the
+        eye first (the shadow pass does not mind the order)."""
+        if not self._helices:
+            return
+        for i, sl in enumerate(snap.slinkies):
+            inst = np.c_[helix.instances(sl), helix.impact_flash(sl), self._tint(i, sl.N)
+                         ].astype("f4")
+            self._hoop_buffer(i, sl.N).write(_near_first(inst, eye, sl.R).tobytes())
+
+    def _hoop_buffer(self, i: int, n: int) -> moderngl.Buffer:
+        """Slinky i's instance buffer (n half hoops); a new one drops its vertex arrays."""
         while len(self._hoops) <= i:
             self._hoops.append((None, {}))
         buf, vaos = self._hoops[i]
         if buf is None or buf.size != n * INSTANCE_BYTES:
             buf, vaos = self.ctx.buffer(reserve=n * INSTANCE_BYTES, dynamic=True), {}
             self._hoops[i] = (buf, vaos)
+        return buf
+
+    def _helix_vao(self, i: int, n: int, name: str, segments: int | None):
+        buf = self._hoop_buffer(i, n)
+        vaos = self._hoops[i][1]
         vbo, ibo, tpl = self._template(segments)
         if (name, segments) not in vaos:
             vaos[name, segments] = self.ctx.vertex_array(
