@@ -409,7 +409,7 @@ class Renderer:
         lit, dark = floor_colours(look)
         for k, v in (("floor_y", y), ("rect", tuple(float(r) for r in rect)),
                      ("centre", (stage.centre_x, 0.0)), ("fade", common["fade"]),
-                     ("viewport_h", float(height)),
+                     ("viewport_h", float(height)), ("pixel_scale", height / self.size[1]),
                      ("tile", 0.1 if stage.size < 3 else 1.0),
                      ("bg_top", look.background_top), ("bg_bottom", look.background_bottom),
                      ("floor_lit", lit), ("floor_dark", dark)):
