@@ -584,7 +584,8 @@ def _screen_rect(cam: OrbitCamera, lo, hi, w: int, h: int, pad: int = 6):
     clip = np.c_[c, np.ones(8)] @ cam.view_proj(w / h)
     if np.any(clip[:, 3] <= 1e-6):
         return (1, 1, w - 2, h - 2)  # the box reaches behind the eye: smooth everything
-    px = cam.project(c, w, h)
+    ndc = clip[:, :2] / clip[:, 3:4]  # as cam.project, from the same product
+    px = np.c_[(ndc[:, 0] + 1) * 0.5 * w, (1 - ndc[:, 1]) * 0.5 * h]
     # A pixel inside the frame: FXAA's neighbour fetches then never leave the image.
     x0, x1 = int(max(px[:, 0].min() - pad, 1)), int(min(px[:, 0].max() + pad, w - 1))
     y0, y1 = int(max(h - px[:, 1].max() - pad, 1)), int(min(h - px[:, 1].min() + pad, h - 1))
