@@ -206,6 +206,21 @@ def test_a_lower_scale_draws_the_same_picture_at_full_size(ctx, quality):
     assert not np.any(drawn & ~inside) and inside.mean() < 0.8
     r.render(snap, look, cam, stage)
     assert np.array_equal(r.read(), full)
+    # While the camera moves the whole small picture is stretched: the same picture.
+    moved = replace(cam, yaw=cam.yaw + 0.2)
+    r.render(snap, look, moved, stage, scale=0.5)
+    assert r.composed == [(0, 0, *size)]
+    diff = np.abs(blocks(draw_at(r, snap, look, moved, stage)) - blocks(r.read())).max(axis=2)
+    assert diff.mean() < 2.0 and np.mean(diff > 24) < 0.03
+
+
+def draw_at(r, snap, look, cam, stage):
+    """A full-scale frame with that camera, from a fresh renderer of the same kind."""
+    from slinky3d.viewer.gl.renderer import Renderer
+
+    fresh = Renderer(r.ctx, r.size, quality=r.quality.name)
+    fresh.render(snap, look, cam, stage)
+    return fresh.read()
 
 
 def mean_colour(img, mask):

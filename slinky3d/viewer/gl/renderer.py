@@ -152,6 +152,8 @@ class Renderer:
         self._small: Targets | None = None  # targets of the last scale below 1
         self._composed: moderngl.Framebuffer | None = None  # a scaled frame without target
         self.composed: list[tuple[int, int, int, int]] = []  # boxes stretched last frame
+        self._camera_key: tuple | None = None  # the backdrop's key in the last frame
+        self._moving = False  # whether it changed since the frame before
         self.resize(size)
 
     # -- targets -------------------------------------------------------------------
@@ -202,6 +204,8 @@ class Renderer:
         self._tick(None)
         self.last_triangles = {"main": 0, "shadow": 0}
         stage = stage or stage_for(look, snap)
+        key = _backdrop_key(look, cam, stage)
+        self._moving, self._camera_key = key != self._camera_key, key
         boxes = self._decor(snap, look, stage.floor_y)
         if extra is not None and len(extra):
             boxes = np.concatenate([boxes, extra.astype("f4", copy=False)])
@@ -313,14 +317,19 @@ class Renderer:
                  cam: OrbitCamera, stage: Stage, view_proj, common) -> None:
         """A frame drawn at a lower scale, at full size: the full-size backdrop copied,
         then the small picture stretched over the boxes on screen (x, y, w, h) that hold
-        what was drawn over its own backdrop."""
+        what was drawn over its own backdrop. While the camera moves the full-size
+        backdrop would be drawn afresh every frame, which costs more than stretching the
+        whole small picture: that is done instead."""
         ctx = self.ctx
         if target is None:
             if self._composed is None:
                 self._composed = ctx.framebuffer(ctx.renderbuffer(self.size, 4))
             target = self._result = self._composed
-        self._draw_backdrop(self._full, look, cam, stage, view_proj, common)
-        ctx.copy_framebuffer(target, self._full.backdrop_c)
+        if self._moving:
+            rects = [(0, 0, *self.size)]
+        else:
+            self._draw_backdrop(self._full, look, cam, stage, view_proj, common)
+            ctx.copy_framebuffer(target, self._full.backdrop_c)
         target.use()
         ctx.viewport = (0, 0, *self.size)
         ctx.disable(moderngl.DEPTH_TEST)
@@ -380,7 +389,7 @@ class Renderer:
     def _draw_backdrop(self, t: Targets, look: Look, cam: OrbitCamera, stage: Stage,
                        view_proj, common) -> None:
         """Background gradient and unshadowed floor into the targets' cached buffer."""
-        key = (tuple(cam.eye()), tuple(np.asarray(cam.target, float)), cam.fov_deg, look, stage)
+        key = _backdrop_key(look, cam, stage)
         if key == t.backdrop_key:
             return
         t.backdrop_key = key
@@ -570,6 +579,11 @@ class Renderer:
     def _material(self, prog, look: Look) -> None:
         set_uniform(prog, "albedo_lin", lin(look.colour))
         set_uniform(prog, "rainbow", int(look.rainbow))
+
+
+def _backdrop_key(look: Look, cam: OrbitCamera, stage: Stage) -> tuple:
+    """What the backdrop's pixels depend on (drawn again when it changes)."""
+    return (tuple(cam.eye()), tuple(np.asarray(cam.target, float)), cam.fov_deg, look, stage)
 
 
 def _near_first(inst: np.ndarray, eye, R: float) -> np.ndarray:
