@@ -147,7 +147,7 @@ def repeat(args: argparse.Namespace) -> int:
             "--still-frames", str(args.still_frames)]
     argv += ["--compare"] * args.compare + ["--no-dynamic-resolution"] * \
         args.no_dynamic_resolution
-    rows = []
+    rows, load_start = [], os.getloadavg()[0]
     for k in range(args.runs):
         print(f"run {k + 1} of {args.runs}", flush=True)
         p = subprocess.run([sys.executable, __file__, *argv, "--child"], capture_output=True,
@@ -163,7 +163,9 @@ def repeat(args: argparse.Namespace) -> int:
     first = rows[0]
     figures = {k: first[k] for k in ("scene", "size", "quality", "renderer",
                                      "dynamic_resolution")}
-    figures.update(runs=runs, median_of_runs=median, load_average=os.getloadavg()[0])
+    # The 1-minute load average before and after: how busy the machine's cores were.
+    figures.update(runs=runs, median_of_runs=median, load_average_start=load_start,
+                   load_average_end=os.getloadavg()[0])
     print(f"median of {args.runs} runs: " + ", ".join(f"{k} {v:.3g}" for k, v in median.items()))
     if not args.no_write:
         report.write(result_name(args), figures)
@@ -191,6 +193,7 @@ FRAME_PACE_S = 1 / 60  # the app's frame interval (viewer/app/window.py FRAME_IN
 def measure(args: argparse.Namespace, size: tuple[int, int]) -> dict | None:
     """One measurement: the still frame before (--compare), the drag, the still frame
     after; the figures, printed too (None: the window closed early)."""
+    load_start = os.getloadavg()[0]
     before = still_frame(size, args.still_frames) if args.compare else []
     figures = drag(args, size)
     if figures is None:
@@ -206,6 +209,7 @@ def measure(args: argparse.Namespace, size: tuple[int, int]) -> dict | None:
         print(f"  still frame (bench_render, software, {size[0]}x{size[1]}) p50/p95 "
               f"{still['p50_ms']:.1f} / {still['p95_ms']:.1f} ms; app frame interval to it: "
               f"p50 {r['p50']:.2f}x (target <= 1.25), p95 {r['p95']:.2f}x (target <= 1.6)")
+    figures.update(load_average_start=load_start, load_average_end=os.getloadavg()[0])
     return figures
 
 
