@@ -223,6 +223,33 @@ def draw_at(r, snap, look, cam, stage):
     return fresh.read()
 
 
+@pytest.mark.gl
+@pytest.mark.parametrize("anchor", ["post", "hand"])
+def test_holders_kept_between_frames_are_the_ones_a_fresh_build_makes(renderer, anchor):
+    """The holders are rebuilt only when what they are built from changes: while the
+    free end swings they stay, when a held end moves they follow, and what is kept is
+    always what building them afresh would give."""
+    look = Look(anchor=anchor)
+    snap = hanging_snapshot("steel", stretch=0.2)
+    sl = snap.slinkies[0]
+    rng = np.random.default_rng(3)
+    frames = []
+    for _ in range(6):  # the free end and the coils near it swing
+        ends = sl.ends.copy()
+        ends[-40:] += rng.normal(0.0, 0.01, (40, 2))
+        frames.append(replace(sl, ends=ends))
+    for dx in (0.0, 0.05, 0.1):  # the held end moves
+        frames.append(replace(sl, ends=sl.ends + [dx, 0.0]))
+    builds = 0
+    for s in frames:
+        one = Snapshot(t=0.0, slinkies=(s,))
+        key = renderer._decor_key
+        kept = renderer._decor(one, look, -1.2)
+        builds += renderer._decor_key != key
+        assert np.array_equal(kept, renderer._build_decor(one, look, -1.2))
+    assert 2 <= builds <= 3  # once for the swinging frames, then per held-end move
+
+
 def mean_colour(img, mask):
     return img[mask].astype(float).mean(axis=0)
 

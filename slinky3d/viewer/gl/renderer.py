@@ -454,8 +454,7 @@ class Renderer:
     def _decor(self, snap: Snapshot, look: Look, floor_y: float) -> np.ndarray:
         """Holders and stairs as triangles (rebuilt only when a held end moves), and the
         grab coupling (every frame while it pulls)."""
-        key = (look, floor_y, tuple((sl.anchor_held, sl.far_held, sl.ends[:2].tobytes(),
-                                     sl.ends[-2:].tobytes(), sl.R) for sl in snap.slinkies))
+        key = (look, floor_y, tuple(_holder_key(sl) for sl in snap.slinkies))
         if key != self._decor_key:
             self._decor_key, self._decor_mesh = key, self._build_decor(snap, look, floor_y)
         grabs = [coupling.spring_damper(sl.grab, sl.grab_point, COUPLING_SIZE * sl.R,
@@ -579,6 +578,22 @@ class Renderer:
     def _material(self, prog, look: Look) -> None:
         set_uniform(prog, "albedo_lin", lin(look.colour))
         set_uniform(prog, "rainbow", int(look.rainbow))
+
+
+def _holder_key(sl) -> tuple:
+    """What a Slinky's holders (or hands) are built from: its held ends' end half hoops
+    and their neighbours, and on which side of each the middle of the Slinky lies (a
+    free end moves every frame, and left the holders rebuilt every frame)."""
+    e = sl.ends
+    key: list = [len(e), sl.R, sl.anchor_held, sl.far_held]
+    if (sl.anchor_held or sl.far_held) and len(e) >= 3:
+        middle = (0.5 * (e[1:] + e[:-1])).mean(axis=0)
+        for held, near, bar, centre in (
+                (sl.anchor_held, e[:3], e[1] - e[0], 0.5 * (e[0] + e[1])),
+                (sl.far_held, e[-3:], e[-1] - e[-2], 0.5 * (e[-1] + e[-2]))):
+            if held:
+                key += [near.tobytes(), bool(bar @ (centre - middle) >= 0)]
+    return tuple(key)
 
 
 def _backdrop_key(look: Look, cam: OrbitCamera, stage: Stage) -> tuple:
