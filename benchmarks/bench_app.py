@@ -4,17 +4,30 @@ there is no display), the steel Slinky, the software preset, HUD and panel shown
 The cursor grabs the steel Slinky's bottom end and swings it on a Lissajous path for
 10 s through the window's own mouse handlers (the events pyglet would deliver), then
 lets go. Printed: frames per second, frame-to-frame time p50/p95/p99, the time one
-frame's drawing takes (3D and overlay), the real-time factor (simulated over wall
-seconds during the drag) and the CPU share of a core of the solver thread and of the
-UI thread (from /proc). Target: 60 FPS sustained (p95 under 20 ms) at real-time factor
-1.00. Figures go to benchmarks/results/bench_app.json.
+frame's drawing takes, split into the 3D picture, the 2D layer (HUD and panel) and the
+rest of the frame (Python, the buffer swap, waiting for the next frame), the scale the
+3D picture was drawn at (dynamic resolution), the real-time factor (simulated over
+wall seconds during the drag) and the CPU share of a core of the solver thread and of
+the UI thread (from /proc). Target: 60 FPS sustained (p95 under 20 ms) at real-time
+factor 1.00.
+
+--compare also times bench_render.py's software still frame (1280x720, the steel
+Slinky, in a process of its own) just before and just after the drag, and prints the
+ratios of the app's frame interval to it: p50 at most 1.25x, p95 at most 1.6x the still
+frame's median (a frame that costs what its picture costs). The reference is never
+taken below the app's frame pace, 1/60 s: a machine that draws the still frame faster
+than that is held to the pace. --runs N repeats the whole measurement N times, each
+in a fresh process, one row each. Figures go to benchmarks/results/bench_app.json, or
+bench_app-full-scale.json with --no-dynamic-resolution.
 
     python benchmarks/bench_app.py [--seconds 10] [--size 1280x720] [--quality software]
+                                   [--compare] [--runs 3] [--no-dynamic-resolution]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import select
@@ -69,7 +82,22 @@ def thread_cpu(tid: int) -> float:
 def percentiles(xs) -> dict[str, float]:
     a = np.asarray(xs, float) * 1e3
     return {"p50_ms": float(np.percentile(a, 50)), "p95_ms": float(np.percentile(a, 95)),
-            "p99_ms": float(np.percentile(a, 99)), "max_ms": float(a.max())}
+            "p99_ms": float(np.percentile(a, 99)), "max_ms": float(a.max()),
+            "mean_ms": float(a.mean())}
+
+
+def still_frame(size: tuple[int, int], frames: int) -> list[float]:
+    """bench_render.py's software still frame, wall ms per frame, in a process of its
+    own (a headless EGL context, nothing else drawing)."""
+    code = ("import json, sys, bench_render; "
+            f"print(json.dumps(bench_render.still_frame_times({frames}, {tuple(size)!r})))")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(HERE), str(HERE.parent), os.environ.get("PYTHONPATH", "")])}
+    p = subprocess.run([sys.executable, "-c", code], cwd=HERE, env=env, capture_output=True,
+                       text=True, check=False)
+    if p.returncode != 0:
+        sys.exit(f"bench_app: the still frame failed: {p.stderr.strip().splitlines()[-1:]}")
+    return json.loads(p.stdout.strip().splitlines()[-1])
 
 
 def main() -> int:
@@ -77,21 +105,115 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=10.0, help="length of the drag, s")
     ap.add_argument("--size", default="1280x720")
     ap.add_argument("--quality", default="software")
+    ap.add_argument("--compare", action="store_true",
+                    help="also time bench_render's still frame; print the ratios")
+    ap.add_argument("--still-frames", type=int, default=60,
+                    help="still frames timed before and after the drag (--compare)")
+    ap.add_argument("--runs", type=int, default=1, help="repeat, each in a fresh process")
+    ap.add_argument("--no-dynamic-resolution", action="store_true",
+                    help="the 3D picture always at full scale")
     ap.add_argument("--no-write", action="store_true", help="print only")
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     from slinky3d.viewer.jobs import parse_size
 
     size = parse_size(args.size)
+    if args.runs > 1:
+        return repeat(args)
     xvfb = start_xvfb(size)
     try:
-        return run(args, size)
+        figures = measure(args, size)
     finally:
         if xvfb is not None:
             xvfb.terminate()
             xvfb.wait(timeout=5)
+    if figures is None:
+        return 1
+    if args.child:
+        print(json.dumps(figures))
+    elif not args.no_write:
+        report.write(result_name(args), figures)
+    return 0
 
 
-def run(args: argparse.Namespace, size: tuple[int, int]) -> int:
+def result_name(args: argparse.Namespace) -> str:
+    return "bench_app-full-scale" if args.no_dynamic_resolution else "bench_app"
+
+
+def repeat(args: argparse.Namespace) -> int:
+    """--runs N: the measurement N times, each in a fresh process; one row per run and
+    the median of the rows."""
+    argv = ["--seconds", str(args.seconds), "--size", args.size, "--quality", args.quality,
+            "--still-frames", str(args.still_frames)]
+    argv += ["--compare"] * args.compare + ["--no-dynamic-resolution"] * \
+        args.no_dynamic_resolution
+    rows, load_start = [], os.getloadavg()[0]
+    for k in range(args.runs):
+        print(f"run {k + 1} of {args.runs}", flush=True)
+        p = subprocess.run([sys.executable, __file__, *argv, "--child"], capture_output=True,
+                           text=True, check=False)
+        print("\n".join(p.stdout.strip().splitlines()[:-1]))
+        if p.returncode != 0:
+            print(p.stderr[-2000:], file=sys.stderr)
+            return 1
+        rows.append(json.loads(p.stdout.strip().splitlines()[-1]))
+    runs = [row_of(k + 1, f) for k, f in enumerate(rows)]
+    keys = [k for k in runs[0] if k != "run" and isinstance(runs[0][k], float)]
+    median = {k: float(np.median([r[k] for r in runs])) for k in keys}
+    first = rows[0]
+    figures = {k: first[k] for k in ("scene", "size", "quality", "renderer",
+                                     "dynamic_resolution")}
+    # The 1-minute load average before and after: how busy the machine's cores were.
+    figures.update(runs=runs, median_of_runs=median, load_average_start=load_start,
+                   load_average_end=os.getloadavg()[0])
+    print(f"median of {args.runs} runs: " + ", ".join(f"{k} {v:.3g}" for k, v in median.items()))
+    if not args.no_write:
+        report.write(result_name(args), figures)
+    return 0
+
+
+def row_of(k: int, f: dict) -> dict:
+    """One run's figures as a table row."""
+    row = {"run": k, "fps": f["fps"], "interval_p50_ms": f["frame_interval"]["p50_ms"],
+           "interval_p95_ms": f["frame_interval"]["p95_ms"]}
+    if "still_frame" in f:
+        row.update(still_p50_ms=f["still_frame"]["p50_ms"],
+                   still_p95_ms=f["still_frame"]["p95_ms"],
+                   ratio_p50=f["ratios"]["p50"], ratio_p95=f["ratios"]["p95"])
+    row.update({f"{k}_p50_ms": v["p50_ms"] for k, v in f["split"].items()})
+    row.update(scale_median=f["scale"]["median"], scale_min=f["scale"]["min"],
+               real_time_factor=f["real_time_factor"])
+    return row
+
+
+HERE = Path(__file__).resolve().parent
+FRAME_PACE_S = 1 / 60  # the app's frame interval (viewer/app/window.py FRAME_INTERVAL)
+
+
+def measure(args: argparse.Namespace, size: tuple[int, int]) -> dict | None:
+    """One measurement: the still frame before (--compare), the drag, the still frame
+    after; the figures, printed too (None: the window closed early)."""
+    load_start = os.getloadavg()[0]
+    before = still_frame(size, args.still_frames) if args.compare else []
+    figures = drag(args, size)
+    if figures is None:
+        return None
+    if args.compare:
+        still = percentiles(np.r_[before, still_frame(size, args.still_frames)] / 1e3)
+        ref = max(still["p50_ms"], 1e3 * FRAME_PACE_S)
+        fi = figures["frame_interval"]
+        figures["still_frame"] = still
+        figures["ratios"] = {"p50": fi["p50_ms"] / ref, "p95": fi["p95_ms"] / ref,
+                             "reference_ms": ref}
+        r = figures["ratios"]
+        print(f"  still frame (bench_render, software, {size[0]}x{size[1]}) p50/p95 "
+              f"{still['p50_ms']:.1f} / {still['p95_ms']:.1f} ms; app frame interval to it: "
+              f"p50 {r['p50']:.2f}x (target <= 1.25), p95 {r['p95']:.2f}x (target <= 1.6)")
+    figures.update(load_average_start=load_start, load_average_end=os.getloadavg()[0])
+    return figures
+
+
+def drag(args: argparse.Namespace, size: tuple[int, int]) -> dict | None:
     import pyglet
     from pyglet.window import mouse
 
@@ -103,22 +225,38 @@ def run(args: argparse.Namespace, size: tuple[int, int]) -> int:
     sc = load(SCENE)
     Simulation(sc).step(1)  # the kernels compiled (or loaded from the cache) beforehand
     solver = SimThread(sc)
-    v = Viewer(sc, sc.look, sc.camera, size, quality=args.quality, source=solver)
-    v.ui.show_panel = True
+    v = Viewer(sc, sc.look, sc.camera, size, quality=args.quality, source=solver,
+               dynamic_resolution=not args.no_dynamic_resolution)
+    v.ui.show_panel = True  # HUD and panel, as the target asks
 
     def solver_id() -> int:
         t = solver._thread
         assert t is not None and t.native_id is not None, "the solver thread runs"
         return t.native_id
-  # HUD and panel, as the target asks
+
     w = v.window
-    draws: list[tuple[float, float]] = []  # (start, end) of each on_draw, perf_counter s
-    inner = v.on_draw
+    # Per on_draw: (start, end, 3D picture, 2D layer, scale), perf_counter s. The parts
+    # are timed to ctx.finish(): a software rasterizer draws at the next flush.
+    draws: list[tuple[float, float, float, float, float]] = []
+    inner, render, overlay = v.on_draw, v._render, v._overlay
+    part = {"3d": 0.0, "2d": 0.0}
+
+    def timed(name: str, fn):
+        def call(*a, **k):
+            t0 = time.perf_counter()
+            fn(*a, **k)
+            v.ctx.finish()
+            part[name] += time.perf_counter() - t0
+        return call
+
+    v._render, v._overlay = timed("3d", render), timed("2d", overlay)  # type: ignore[method-assign]
 
     def timed_draw() -> None:
+        part["3d"] = part["2d"] = 0.0
+        scale = v.render_scale
         t0 = time.perf_counter()
         inner()
-        draws.append((t0, time.perf_counter()))
+        draws.append((t0, time.perf_counter(), part["3d"], part["2d"], scale))
 
     w.remove_handlers(on_draw=v.on_draw)
     w.push_handlers(on_draw=timed_draw)
@@ -160,34 +298,48 @@ def run(args: argparse.Namespace, size: tuple[int, int]) -> int:
     v.run()
     if state["phase"] != "done":
         print("bench_app: the window closed before the drag ended", file=sys.stderr)
-        return 1
+        return None
     wall = state["end"] - state["start"]
-    frames = draws[state["n0"]:state["n1"]]
-    starts = [a for a, _ in frames]
-    intervals = list(np.diff(starts))
+    frames = np.array(draws[state["n0"]:state["n1"]])
+    starts, ends, d3, d2, scales = frames.T
+    intervals = np.diff(starts)
     figures = {
         "scene": SCENE, "size": list(size), "quality": v.renderer.quality.name,
         "renderer": v.ctx.info["GL_RENDERER"], "seconds": wall,
+        "dynamic_resolution": not args.no_dynamic_resolution,
         "fps": (len(frames) - 1) / (starts[-1] - starts[0]),
         "frame_interval": percentiles(intervals),
-        "draw": percentiles([b - a for a, b in frames]),
+        "draw": percentiles(ends - starts),
+        # Each frame's interval split: its 3D picture, its 2D layer, the rest of its
+        # drawing (Python: the snapshot, marks, hover), and what lies between its end
+        # and the next frame's start (the buffer swap, events, waiting for the pace).
+        "split": {"3d": percentiles(d3), "2d": percentiles(d2),
+                  "draw_rest": percentiles(ends - starts - d3 - d2),
+                  "between": percentiles(starts[1:] - ends[:-1])},
+        "scale": {"median": float(np.median(scales)), "min": float(scales.min()),
+                  "max": float(scales.max())},
         "real_time_factor": (state["snap1"] - state["snap0"]) / wall,
         "solver_thread_core_share": state["solver"] / wall,
         "ui_thread_core_share": state["ui"] / wall,
         "rollbacks": v.shown.rollbacks,
     }
-    fi, dr = figures["frame_interval"], figures["draw"]
-    print(f"{SCENE} {size[0]}x{size[1]}, {figures['quality']} on {figures['renderer']}: "
-          f"{figures['fps']:.1f} FPS over a {wall:.1f} s drag")
+    fi, dr, sp = figures["frame_interval"], figures["draw"], figures["split"]
+    sc_ = figures["scale"]
+    dyn = (f"dynamic resolution, 3D scale median {sc_['median']:.2f} (min {sc_['min']:.2f})"
+           if figures["dynamic_resolution"] else "full scale")
+    print(f"{SCENE} {size[0]}x{size[1]}, {figures['quality']} on {figures['renderer']}, "
+          f"{dyn}: {figures['fps']:.1f} FPS over a {wall:.1f} s drag")
     print(f"  frame interval p50/p95/p99 {fi['p50_ms']:.1f} / {fi['p95_ms']:.1f} / "
           f"{fi['p99_ms']:.1f} ms (max {fi['max_ms']:.1f}); drawing p50/p95/p99 "
           f"{dr['p50_ms']:.1f} / {dr['p95_ms']:.1f} / {dr['p99_ms']:.1f} ms")
+    print("  split p50 (mean): " + ", ".join(
+        f"{name} {sp[k]['p50_ms']:.1f} ({sp[k]['mean_ms']:.1f}) ms" for k, name in (
+            ("3d", "3D picture"), ("2d", "2D layer"), ("draw_rest", "rest of the drawing"),
+            ("between", "swap, events and wait"))))
     print(f"  real-time factor {figures['real_time_factor']:.3f}; solver thread "
           f"{100 * figures['solver_thread_core_share']:.0f} % of a core, UI thread "
           f"{100 * figures['ui_thread_core_share']:.0f} %")
-    if not args.no_write:
-        report.write("bench_app", figures)
-    return 0
+    return figures
 
 
 if __name__ == "__main__":

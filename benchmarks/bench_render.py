@@ -3,14 +3,15 @@
 For each quality preset: the median frame time (shadow pass, scene, anti-aliasing,
 up to ctx.finish) over many frames, with a Slinky that changes shape every frame
 under a still camera (playback) and under an orbiting one (the backdrop is redrawn),
-plus the numpy-extrusion path for comparison with the instanced GPU extrusion. The
+plus the numpy-extrusion path for comparison with the instanced GPU extrusion, and
+each at the scales of --scales (dynamic resolution: drawn smaller, stretched back). The
 machine may be shared: medians, the process CPU time beside the wall time, and a
 calibration frame (a bare lit instanced helix of 60k triangles, which the issue puts
 at about 7 ms on an idle machine) measured in the same run, to show how busy it is.
 On a shared machine, `nice -n -10` (as root) gets closer to the idle figures.
 
     python benchmarks/bench_render.py [--frames 60] [--size 1280x720] [--numpy]
-                                      [--presets software,gpu]
+                                      [--presets software,gpu] [--scales 1,0.5]
 """
 
 from __future__ import annotations
@@ -53,10 +54,12 @@ def steel_snapshots() -> list[Snapshot]:
 
 @dataclass
 class Setup:
-    """One (quality, extrusion) set-up under measurement: its renderer, camera and times."""
+    """One (quality, extrusion, scale) set-up under measurement: its renderer, camera and
+    times."""
 
     quality: str
     extrusion: str
+    scale: float
     renderer: Renderer
     camera: OrbitCamera
     wall: list[float] = field(default_factory=list)  # ms per frame
@@ -66,7 +69,7 @@ class Setup:
         q, tri = self.renderer.quality, self.renderer.triangles(snap)
         w = sorted(self.wall)
         return {
-            "quality": self.quality, "extrusion": self.extrusion,
+            "quality": self.quality, "extrusion": self.extrusion, "scale": self.scale,
             "median_ms": round(statistics.median(w), 2), "p10_ms": round(w[len(w) // 10], 2),
             "cpu_median_ms": round(statistics.median(self.cpu), 2),
             "antialiasing": f"MSAA {q.samples}x" if q.samples else ("FXAA" if q.fxaa else "none"),
@@ -76,27 +79,35 @@ class Setup:
         }
 
 
-def measure(ctx: moderngl.Context, configs: list[tuple[str, str]], size: tuple[int, int],
+def measure(ctx: moderngl.Context, configs: list[tuple[str, str, float]], size: tuple[int, int],
             frames: int, orbit: bool, snaps: list[Snapshot]) -> list[Setup]:
-    """Frame times of several (quality, extrusion) set-ups, taken in turn frame by frame
+    """Frame times of several (quality, extrusion, scale) set-ups, taken in turn frame by frame
     so that a busy spell on the machine hits them all alike."""
     look = Look()
     stage = stage_for(look, snaps[0])
-    setups = [Setup(quality, extrusion, Renderer(ctx, size, quality=quality,
-                                                 extrusion=extrusion),
+    setups = [Setup(quality, extrusion, scale, Renderer(ctx, size, quality=quality,
+                                                        extrusion=extrusion),
                     frame_snapshot(snaps[0], size, stage=stage))
-              for quality, extrusion in configs]
+              for quality, extrusion, scale in configs]
     for i in range(frames + 5):  # the first 5 JIT-compile the shaders, fill caches
         for run in setups:
             if orbit:
                 run.camera.yaw += 0.003
             t0, c0 = time.perf_counter(), time.process_time()
-            run.renderer.render(snaps[i % 2], look, run.camera, stage)
+            run.renderer.render(snaps[i % 2], look, run.camera, stage, scale=run.scale)
             ctx.finish()
             if i >= 5:
                 run.wall.append(1e3 * (time.perf_counter() - t0))
                 run.cpu.append(1e3 * (time.process_time() - c0))
     return setups
+
+
+def still_frame_times(frames: int = 60, size: tuple[int, int] = (1280, 720)) -> list[float]:
+    """Wall ms per frame of the software preset under a still camera, the steel Slinky
+    changing shape each frame: the frame bench_app.py's --compare holds the app to."""
+    ctx = headless_context()
+    run = measure(ctx, [("software", "gpu", 1.0)], size, frames, False, steel_snapshots())[0]
+    return run.wall
 
 
 IDLE_CALIBRATION_MS = 7.0  # the issue's figure for the calibration frame on this machine
@@ -120,9 +131,10 @@ def calibration(ctx: moderngl.Context, size: tuple[int, int], frames: int,
     times = []
     for i in range(frames + 5):
         t0 = time.perf_counter()
-        r._scene.use()
+        r._full.scene.use()
         ctx.enable_only(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
-        r._scene.clear(0.2, 0.3, 0.4, 1.0, depth=1.0)
+        r._full.scene.clear(0.2, 0.3, 0.4, 1.0, depth=1.0)
+        r._upload_instances(snap, common["eye"])
         r._draw_helices(snap, Look(), vp, common, depth=False)
         ctx.finish()
         if i >= 5:
@@ -136,6 +148,8 @@ def main() -> None:
     ap.add_argument("--size", default="1280x720")
     ap.add_argument("--numpy", action="store_true", help="also time the numpy extrusion")
     ap.add_argument("--presets", help=f"comma-separated subset of {', '.join(QUALITY)}")
+    ap.add_argument("--scales", default="1,0.5",
+                    help="dynamic resolution's scales to time (comma-separated, 0.5 to 1)")
     a = ap.parse_args()
     width, height = (int(v) for v in a.size.split("x"))
     size = (width, height)
@@ -149,14 +163,17 @@ def main() -> None:
           f"{cal:.1f} ms, 10th percentile {cal10:.1f} ms wall (the issue: about "
           f"{IDLE_CALIBRATION_MS:g} ms on an idle machine)")
     presets = a.presets.split(",") if a.presets else list(QUALITY)
-    configs = [(q, e) for q in presets for e in (("gpu", "numpy") if a.numpy else ("gpu",))]
+    scales = [float(x) for x in a.scales.split(",")]
+    configs = [(q, e, s) for q in presets for e in (("gpu", "numpy") if a.numpy else ("gpu",))
+               for s in scales]
     frames_out = []
     for orbit in (False, True):
         for run in measure(ctx, configs, size, a.frames, orbit, snaps):
             f = run.figures(snaps[0])
             cam = "orbiting" if orbit else "still"
             frames_out.append({"camera": cam, **f})
-            print(f"{f['quality']:8s} {f['extrusion']:5s} extrusion, {cam:8s} camera: median "
+            print(f"{f['quality']:8s} {f['extrusion']:5s} extrusion, scale {f['scale']:4.2f}, "
+                  f"{cam:8s} camera: median "
                   f"{f['median_ms']:6.1f} ms, 10th percentile {f['p10_ms']:6.1f} ms wall, "
                   f"{f['cpu_median_ms']:6.1f} ms CPU  ({f['antialiasing']}, shadow "
                   f"{f['shadow_map']}, {f['segments']} of at most {f['max_segments']} "

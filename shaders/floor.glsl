@@ -23,6 +23,7 @@ void main() {
 uniform vec2 centre;
 uniform float fade;       // distance from the centre where the floor has faded out, m
 uniform float viewport_h;
+uniform float pixel_scale;  // the frame's pixels per output pixel (dynamic resolution)
 uniform float tile;       // grid spacing, m
 uniform vec3 bg_top;      // display colours of the background gradient
 uniform vec3 bg_bottom;
@@ -39,9 +40,10 @@ void main() {
 #else
     float sh = 1.0;
 #endif
-    // Anti-aliased grid lines, about a pixel wide whatever the distance.
+    // Anti-aliased grid lines, about an output pixel wide whatever the distance (and
+    // whatever the scale the frame is drawn at: the same grid after the upscale).
     vec2 g = v_pos.xz / tile;
-    vec2 w = fwidth(g);
+    vec2 w = fwidth(g) * pixel_scale;
     vec2 line = 1.0 - smoothstep(vec2(0.0), 1.5 * w, abs(fract(g - 0.5) - 0.5));
     float grid = max(line.x, line.y) * (1.0 - smoothstep(0.2, 0.6, max(w.x, w.y)));
     vec3 c = mix(floor_dark, floor_lit, sh) * (1.0 - 0.1 * grid);

@@ -118,6 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--log-state", type=Path, metavar="FILE.npz",
                      help="on exit, write the session (trajectory and the timed command "
                           "log) for `slinky3d replay`")
+    _add_resolution_option(run)
     _add_window_test_options(run)
     run.set_defaults(func=cmd_run)
 
@@ -129,6 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help=f"window size (default {DEFAULT_SIZE})")
     rep.add_argument("--quality", choices=(AUTO, *QUALITY), default=AUTO,
                      help=f"{AUTO} (default): 'software' on a CPU rasterizer, else 'gpu'")
+    _add_resolution_option(rep)
     _add_window_test_options(rep)
     rep.set_defaults(func=cmd_replay)
     _add_record(sub)
@@ -227,6 +229,12 @@ def _int(lo: int, hi: int, what: str):
         return v
 
     return parse
+
+
+def _add_resolution_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--no-dynamic-resolution", action="store_true",
+                   help="draw the 3D picture at full resolution always (by default it is "
+                        "drawn smaller and stretched when a frame would miss 60 Hz)")
 
 
 def _add_window_test_options(p: argparse.ArgumentParser) -> None:

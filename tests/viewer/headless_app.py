@@ -304,7 +304,20 @@ def keys_(out):
             elif b.action == "replay":
                 res[tag] = press(name) + [v.instant_replay.replay is not None]
                 press(name)
-            elif b.action in ("screenshot", "clip", "keep"):
+            elif b.action == "screenshot":
+                # the window at half scale (dynamic resolution); the picture kept full
+                v.resolution.scale, scales, render = 0.5, [], v.renderer.render
+
+                def logged(*a, scale=1.0, scales=scales, render=render, **k):
+                    scales.append(scale)
+                    render(*a, scale=scale, **k)
+
+                v.renderer.render = logged
+                res[tag] = press(name) + [v.ui.message]
+                res["hud_scale"] = v.overlay_view(v.shown).render_scale
+                v.renderer.render, v.resolution.scale = render, 1.0
+                res["screenshot_scales"] = scales
+            elif b.action in ("clip", "keep"):
                 res[tag] = press(name) + [v.ui.message]
             elif b.action == "fullscreen":
                 was = w.fullscreen

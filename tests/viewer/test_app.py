@@ -109,6 +109,8 @@ def test_every_key_does_what_it_says(tmp_path):
             else:
                 pytest.fail(f"no check for {tag}")
     assert r["pictures"]
+    # P saves the picture at full scale while the window draws at half (dynamic resolution)
+    assert r["screenshot_scales"] == [1.0, 0.5] and r["hud_scale"] == 0.5
     assert r["notice"] == "preparing the physics (first run only)" and r["no_notice"] == ""
     assert r["set_overlay"] == ["front", False]
     load, g, mass_ratio, shown = r["apply"]

@@ -104,3 +104,30 @@ def test_a_replayed_session_is_not_filmed_again():
     app.key_clip()
     app.key_keep()
     assert app.said == ["clips film the live solver only"] * 2 and app.clip_from is None
+
+
+def test_a_clips_frames_are_drawn_at_full_scale():
+    """Dynamic resolution is the window's alone: every frame of a film is drawn at the
+    film's full size (a clip is filmed in a process of its own, with its own renderer)."""
+    from slinky3d.runtime.simulation import Simulation
+
+    sc = loader.load("hanging-steel")
+    first = Simulation(sc).snapshot()
+    got = []
+
+    class Sink:
+        def write(self, img):
+            got.append(img.shape)
+
+        def close(self):
+            pass
+
+    f = filming.Filmer(sc, first, sc.look, filming.Shot(size=(96, 64), fps=30), [Sink()],
+                       total=2, progress=False)
+    try:
+        for k in range(2):
+            f.frame(k, first, first.t)
+            assert f.renderer.inner == f.renderer.size == (96, 64)
+    finally:
+        f.close()
+    assert got == [(64, 96, 3)] * 2

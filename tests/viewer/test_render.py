@@ -171,6 +171,85 @@ def test_same_snapshot_same_pixels(ctx, renderer):
     assert np.array_equal(a, c)
 
 
+@pytest.mark.gl
+@pytest.mark.parametrize("quality", ["software", "gpu"])
+def test_a_lower_scale_draws_the_same_picture_at_full_size(ctx, quality):
+    """Dynamic resolution: at scale 0.5 the frame is still full size and shows the same
+    picture (averaged over the small picture's pixels); outside the boxes stretched from
+    it, it is the full-size backdrop to the last bit; and a full-scale frame after it
+    (a screenshot, a film's frame) is the full-scale frame, bit for bit."""
+    from slinky3d.viewer.gl.renderer import Renderer
+    from slinky3d.viewer.stage import stage_for
+
+    snap = hanging_snapshot("steel", stretch=0.2)
+    look = Look()  # floor, holders, shadow: everything that is composed
+    stage = stage_for(look, snap)
+    size = (640, 360)  # the small picture 320x180
+    r = Renderer(ctx, size, quality=quality)
+    full, cam = draw(r, snap, look, CameraHint(yaw_deg=25.0, pitch_deg=15.0), stage)
+    r.render(snap, look, cam, stage, scale=0.5)
+    assert r.inner == (size[0] // 2, size[1] // 2)
+    half = r.read()
+    assert half.shape == full.shape
+
+    def blocks(img):  # mean colour of each 8x8 block
+        h, w = img.shape[:2]
+        return img.reshape(h // 8, 8, w // 8, 8, 3).astype(float).mean(axis=(1, 3))
+
+    diff = np.abs(blocks(full) - blocks(half)).max(axis=2)
+    # Where the coils' wire is finer than the small picture's pixels, it differs.
+    assert diff.mean() < 2.0 and np.mean(diff > 24) < 0.03
+    drawn = np.abs(full.astype(int) - half.astype(int)).max(axis=2) > 0
+    inside = np.zeros(drawn.shape, bool)
+    for x, y, w, h in r.composed:  # GL's rows from the bottom
+        inside[size[1] - y - h:size[1] - y, x:x + w] = True
+    assert not np.any(drawn & ~inside) and inside.mean() < 0.8
+    r.render(snap, look, cam, stage)
+    assert np.array_equal(r.read(), full)
+    # While the camera moves the whole small picture is stretched: the same picture.
+    moved = replace(cam, yaw=cam.yaw + 0.2)
+    r.render(snap, look, moved, stage, scale=0.5)
+    assert r.composed == [(0, 0, *size)]
+    diff = np.abs(blocks(draw_at(r, snap, look, moved, stage)) - blocks(r.read())).max(axis=2)
+    assert diff.mean() < 2.0 and np.mean(diff > 24) < 0.03
+
+
+def draw_at(r, snap, look, cam, stage):
+    """A full-scale frame with that camera, from a fresh renderer of the same kind."""
+    from slinky3d.viewer.gl.renderer import Renderer
+
+    fresh = Renderer(r.ctx, r.size, quality=r.quality.name)
+    fresh.render(snap, look, cam, stage)
+    return fresh.read()
+
+
+@pytest.mark.gl
+@pytest.mark.parametrize("anchor", ["post", "hand"])
+def test_holders_kept_between_frames_are_the_ones_a_fresh_build_makes(renderer, anchor):
+    """The holders are rebuilt only when what they are built from changes: while the
+    free end swings they stay, when a held end moves they follow, and what is kept is
+    always what building them afresh would give."""
+    look = Look(anchor=anchor)
+    snap = hanging_snapshot("steel", stretch=0.2)
+    sl = snap.slinkies[0]
+    rng = np.random.default_rng(3)
+    frames = []
+    for _ in range(6):  # the free end and the coils near it swing
+        ends = sl.ends.copy()
+        ends[-40:] += rng.normal(0.0, 0.01, (40, 2))
+        frames.append(replace(sl, ends=ends))
+    for dx in (0.0, 0.05, 0.1):  # the held end moves
+        frames.append(replace(sl, ends=sl.ends + [dx, 0.0]))
+    builds = 0
+    for s in frames:
+        one = Snapshot(t=0.0, slinkies=(s,))
+        key = renderer._decor_key
+        kept = renderer._decor(one, look, -1.2)
+        builds += renderer._decor_key != key
+        assert np.array_equal(kept, renderer._build_decor(one, look, -1.2))
+    assert 2 <= builds <= 3  # once for the swinging frames, then per held-end move
+
+
 def mean_colour(img, mask):
     return img[mask].astype(float).mean(axis=0)
 

@@ -26,7 +26,8 @@ def run(args: argparse.Namespace) -> int:
     look, hint = look_and_hint(sc, args)
     solver = SimThread(sc)
     v = Viewer(sc, look, hint, size, quality=args.quality, max_frames=args.frames,
-               save_frame=args.save_frame, source=solver)
+               save_frame=args.save_frame, source=solver,
+               dynamic_resolution=not args.no_dynamic_resolution)
     rc = v.run()
     if log is not None:
         save_session(log, solver)
@@ -41,5 +42,6 @@ def replay(args: argparse.Namespace) -> int:
     session = load_session(args.log)
     sc = session.scene
     v = Viewer(sc, sc.look, sc.camera, size, quality=args.quality, max_frames=args.frames,
-               save_frame=args.save_frame, source=SessionPlayer(session), live=False)
+               save_frame=args.save_frame, source=SessionPlayer(session), live=False,
+               dynamic_resolution=not args.no_dynamic_resolution)
     return v.run()

@@ -50,6 +50,7 @@ from slinky3d.viewer.app.ui import UiState
 from slinky3d.viewer.app.views import OverlayViews, total_energy
 from slinky3d.viewer.camera import OrbitCamera, frame_snapshots
 from slinky3d.viewer.film.clips import Clips
+from slinky3d.viewer.gl.dynamic_resolution import ResolutionController
 from slinky3d.viewer.gl.renderer import Renderer
 from slinky3d.viewer.jobs import HEADLESS_HINT
 from slinky3d.viewer.overlay.cache import OverlayCache
@@ -77,7 +78,7 @@ class Viewer:
     def __init__(self, scene: Scene, look: Look, hint: CameraHint, size: tuple[int, int],
                  quality: str = "auto", max_frames: int = 0, save_frame: Path | None = None,
                  source: Source | None = None, live: bool = True,
-                 policy: Policy | None = None):
+                 policy: Policy | None = None, dynamic_resolution: bool = True):
         # No hidden extra context; and no GL error checks after pyglet's own calls, which
         # would trip over the state moderngl leaves.
         pyglet.options["shadow_window"] = False
@@ -103,6 +104,9 @@ class Viewer:
         self.source: Source = source or SimThread(scene)  # the UI never waits for it
         fb = self.window.get_framebuffer_size()
         self.renderer = Renderer(self.ctx, fb, quality=quality)
+        # The 3D picture's scale, moved toward the frame budget (None: always full).
+        self.resolution = ResolutionController(FRAME_INTERVAL) if dynamic_resolution else None
+        self._render_s: float | None = None  # the last frame's 3D picture, wall s
         self._screen, self._screen_size = self.ctx.screen, tuple(fb)
         self.pictures = pictures_dir
         self._due = 0.0  # perf_counter s the next frame is due (run, _pace)
@@ -302,6 +306,8 @@ class Viewer:
         view = self.views.view(self.scene, snap, now)
         view.phenomena = self.phenomena.view(snap, now)
         view.help_lines = self.policy.help_lines(view.help_lines)
+        if self.resolution is not None:  # the scale the last picture was drawn at
+            view.render_scale = self.renderer.inner[0] / max(self.renderer.size[0], 1)
         return view
 
     # -- drawing -------------------------------------------------------------------
@@ -334,7 +340,13 @@ class Viewer:
         self.phenomena.observe(snap, now)
         self.controls.update_hover()
         self.clips.poll()
-        self._render(snap, self._screen)
+        start = time.perf_counter()
+        self._render(snap, self._screen, self.render_scale)
+        if self.resolution is not None:
+            # A software rasterizer draws at the next flush: finish, so that the time
+            # measured is the picture's, not only the calls'.
+            self.ctx.finish()
+            self._render_s = time.perf_counter() - start
         self._overlay(snap, now)
         self.frames += 1
         if self.max_frames and self.frames >= self.max_frames:
@@ -345,11 +357,18 @@ class Viewer:
             # Not from inside the draw: pyglet is iterating over its windows.
             pyglet.clock.schedule_once(lambda dt: self.quit(), 0.0)
 
-    def _render(self, snap: Snapshot, target) -> None:
+    @property
+    def render_scale(self) -> float:
+        """The scale the window's 3D picture is drawn at now (dynamic resolution)."""
+        return 1.0 if self.resolution is None else self.resolution.scale
+
+    def _render(self, snap: Snapshot, target, scale: float = 1.0) -> None:
+        """The 3D picture; below full scale only on screen (what is kept, screenshots
+        and clips, is drawn at full scale)."""
         self.renderer.render(snap, self.look, self.camera, self.stage, target=target,
                              extra=self._extra(snap), helices=not self.ui.side_view,
                              tints=self.phenomena.tints(snap),
-                             marks=self.phenomena.marks(snap))
+                             marks=self.phenomena.marks(snap), scale=scale)
 
     def _extra(self, snap: Snapshot) -> np.ndarray | None:
         """This frame's hand props: the hover marker, the side view's bars."""
@@ -469,6 +488,8 @@ class Viewer:
         there too) goes to the policy as a failed frame."""
         if self.window.context is None:  # closed
             return
+        start = time.perf_counter()
+        self._render_s = None
         try:
             self.window.draw(dt)
         except Exception as e:
@@ -478,6 +499,8 @@ class Viewer:
                 pyglet.clock.schedule_once(self._pace, FRAME_INTERVAL)
             return
         now = time.perf_counter()
+        if self.resolution is not None and self._render_s is not None:
+            self.resolution.update(self._render_s, now - start)
         self._due = max(self._due + FRAME_INTERVAL, now)
         pyglet.clock.schedule_once(self._pace, self._due - now)
 

@@ -5,12 +5,20 @@ backdrop (background gradient and unshadowed floor, re-drawn only when the camer
 look changes, else copied); the Slinkies (instanced half hoops) and holders/stairs;
 the floor rectangle that can hold a shadow; then anti-aliasing (MSAA resolve on a GPU,
 FXAA over the objects on a software rasterizer).
+
+Dynamic resolution (`scale` < 1, chosen by gl/dynamic_resolution.py): the same passes
+draw into smaller targets, and the picture is stretched (bilinear) over the box on
+screen that holds the objects and the shadowed floor; the rest of the output is the
+backdrop, cached at full size and copied. On a software rasterizer a sampled pass
+costs about as much per pixel as the scene, so stretching only that box is what makes
+a lower scale pay.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import moderngl
 import numpy as np
@@ -34,6 +42,49 @@ DAMPER_COLOUR = (0.22, 0.24, 0.28, 0.8)  # and its damper
 # Per half hoop: C, u (4 floats), sign, along, flash (3), tint rgb and amount (4).
 INSTANCE_BYTES = 4 * (4 + 3 + 4)
 COUPLING_SIZE = 2.5  # the coupling's size in Slinky radii: readable a few metres away
+SCALE_STEP = 1 / 32  # dynamic resolution's scales are multiples: a new size is new targets
+
+
+@dataclass
+class Targets:
+    """The offscreen buffers of one drawing size: the multisampled scene (MSAA), the
+    cached backdrop, the scene as a texture, and the anti-aliased output."""
+
+    size: tuple[int, int]
+    msaa: moderngl.Framebuffer | None
+    backdrop: moderngl.Framebuffer
+    backdrop_c: moderngl.Framebuffer  # its colour only
+    scene_tex: moderngl.Texture
+    scene: moderngl.Framebuffer
+    # Colour-only views for copies out: a window's depth buffer has its own format,
+    # and blitting depth between different formats is an error.
+    scene_c: moderngl.Framebuffer
+    msaa_c: moderngl.Framebuffer | None
+    out_tex: moderngl.Texture
+    out: moderngl.Framebuffer
+    backdrop_key: tuple | None = None  # what the backdrop was last drawn for
+
+    @classmethod
+    def make(cls, ctx: moderngl.Context, q: Quality, size: tuple[int, int]) -> Targets:
+        def target(samples: int) -> moderngl.Framebuffer:
+            return ctx.framebuffer(ctx.renderbuffer(size, 4, samples=samples),
+                                   ctx.depth_renderbuffer(size, samples=samples))
+
+        def texture() -> moderngl.Texture:
+            tex = ctx.texture(size, 4)
+            tex.filter = (moderngl.LINEAR, moderngl.LINEAR)  # FXAA's and the upscale's taps
+            tex.repeat_x = tex.repeat_y = False
+            return tex
+
+        msaa = target(q.samples) if q.samples else None
+        backdrop = target(q.samples)
+        scene_tex = texture()
+        out_tex = texture() if q.fxaa else scene_tex
+        scene = ctx.framebuffer(scene_tex, ctx.depth_renderbuffer(size))
+        return cls(size, msaa, backdrop, ctx.framebuffer(backdrop.color_attachments[0]),
+                   scene_tex, scene, ctx.framebuffer(scene_tex),
+                   ctx.framebuffer(msaa.color_attachments[0]) if msaa else None, out_tex,
+                   ctx.framebuffer(out_tex) if q.fxaa else scene)
 
 
 class Renderer:
@@ -64,6 +115,7 @@ class Renderer:
             "floor_shadow": program(ctx, "floor.glsl", {**d, "SHADOWED": ""}),
             "background": program(ctx, "background.glsl"),
             "fxaa": program(ctx, "fxaa.glsl"),
+            "upscale": program(ctx, "upscale.glsl"),
         }
         if extrusion == "numpy":
             for m in ("steel", "plastic"):
@@ -79,6 +131,7 @@ class Renderer:
                             for k in ("floor", "floor_shadow")}
         self._bg_vao = ctx.vertex_array(p["background"], [])
         self._fxaa_vao = ctx.vertex_array(p["fxaa"], [])
+        self._upscale_vao = ctx.vertex_array(p["upscale"], [])
         self._hoops: list[tuple[moderngl.Buffer | None, dict]] = []  # per Slinky
         self._mesh_buf = ctx.buffer(reserve=4096, dynamic=True)
         s = q.shadow_size
@@ -95,38 +148,36 @@ class Renderer:
         self._tints: Sequence[np.ndarray | None] | None = None
         self._t = 0.0  # process time of the last profiling tick
         self.size = (0, 0)
+        self.inner = (0, 0)  # the size the last frame was drawn at (scale < 1: smaller)
+        self._small: Targets | None = None  # targets of the last scale below 1
+        self._composed: moderngl.Framebuffer | None = None  # a scaled frame without target
+        self.composed: list[tuple[int, int, int, int]] = []  # boxes stretched last frame
+        self._camera_key: tuple | None = None  # the backdrop's key in the last frame
+        self._moving = False  # whether it changed since the frame before
         self.resize(size)
 
     # -- targets -------------------------------------------------------------------
     def resize(self, size: tuple[int, int]) -> None:
         if tuple(size) == self.size:
             return
-        ctx, q = self.ctx, self.quality
-        self.size = w, h = int(size[0]), int(size[1])
+        self.size = (int(size[0]), int(size[1]))
+        self._full = Targets.make(self.ctx, self.quality, self.size)
+        self._small = self._composed = None
+        self._result = self._full.out  # what read() reads
 
-        def target(samples: int) -> moderngl.Framebuffer:
-            return ctx.framebuffer(ctx.renderbuffer((w, h), 4, samples=samples),
-                                   ctx.depth_renderbuffer((w, h), samples=samples))
-
-        self._msaa = target(q.samples) if q.samples else None
-        self._backdrop = target(q.samples)
-        self._backdrop_c = ctx.framebuffer(self._backdrop.color_attachments[0])
-        self._backdrop_key: tuple | None = None
-        self._scene_tex = ctx.texture((w, h), 4)
-        self._scene_tex.filter = (moderngl.LINEAR, moderngl.LINEAR)
-        self._scene_tex.repeat_x = self._scene_tex.repeat_y = False
-        self._scene = ctx.framebuffer(self._scene_tex, ctx.depth_renderbuffer((w, h)))
-        # Colour-only views for copies out: a window's depth buffer has its own format,
-        # and blitting depth between different formats is an error.
-        self._scene_c = ctx.framebuffer(self._scene_tex)
-        self._msaa_c = ctx.framebuffer(self._msaa.color_attachments[0]) if self._msaa else None
-        self._out = ctx.framebuffer(ctx.renderbuffer((w, h), 4)) if q.fxaa else self._scene
+    def _targets(self, size: tuple[int, int]) -> Targets:
+        """The targets to draw a frame of `size` into (the full size's, or a scale's)."""
+        if size == self.size:
+            return self._full
+        if self._small is None or self._small.size != size:
+            self._small = Targets.make(self.ctx, self.quality, size)
+        return self._small
 
     # -- drawing -------------------------------------------------------------------
     def render(self, snap: Snapshot, look: Look, cam: OrbitCamera, stage: Stage | None = None,
                target: moderngl.Framebuffer | None = None, extra: np.ndarray | None = None,
                helices: bool = True, tints: Sequence[np.ndarray | None] | None = None,
-               marks: np.ndarray | None = None) -> None:
+               marks: np.ndarray | None = None, scale: float = 1.0) -> None:
         """Draw one frame into `target` (same size) or this renderer's own buffer.
 
         `stage` (floor height and extent) should stay the same through a run; None
@@ -138,13 +189,23 @@ class Renderer:
         `marks`: mesh triangles like `extra` drawn in the main pass only: they cast no
         shadow and leave the shadow's fit alone (a parabola down to the floor would
         widen it, and the shadowed floor with it).
+        `scale` (dynamic resolution, 0.5 <= scale <= 1, in steps of SCALE_STEP): the 3D
+        picture is drawn at that fraction of the size in each direction and stretched to
+        the full size. Pictures that are kept (screenshots, films) are drawn at 1, the
+        default.
         """
         ctx, q = self.ctx, self.quality
-        w, h = self.size
+        full = self.size
+        scale = min(max(round(scale / SCALE_STEP) * SCALE_STEP, 0.5), 1.0)
+        w, h = self.inner = (max(round(full[0] * scale), 1), max(round(full[1] * scale), 1))
+        t = self._targets(self.inner)
+        scaled = t is not self._full
         self.released += release_dropped(ctx)
         self._tick(None)
         self.last_triangles = {"main": 0, "shadow": 0}
         stage = stage or stage_for(look, snap)
+        key = _backdrop_key(look, cam, stage)
+        self._moving, self._camera_key = key != self._camera_key, key
         boxes = self._decor(snap, look, stage.floor_y)
         if extra is not None and len(extra):
             boxes = np.concatenate([boxes, extra.astype("f4", copy=False)])
@@ -157,7 +218,7 @@ class Renderer:
             hi = np.maximum(hi, boxes[:, :3].max(axis=0))
         shadow_rect = self._shadow_rect(lo, hi, stage)
         light_vp, texel_m, depth_range = self._light(lo, hi, stage.floor_y, shadow_rect)
-        view_proj = cam.view_proj(w / h)
+        view_proj = cam.view_proj(full[0] / full[1])
         common = {
             "eye": tuple(float(v) for v in cam.eye()), "light_dir": tuple(LIGHT_DIR),
             "bg_top_lin": lin(look.background_top), "bg_bottom_lin": lin(look.background_bottom),
@@ -167,6 +228,7 @@ class Renderer:
             "pixel_size": 2.0 * np.tan(np.radians(cam.fov_deg) / 2) / h,
             "fade": max(3.0 * stage.size, 2.5 * cam.distance),
         }
+        self._upload_instances(snap, common["eye"])
         self._tick("prepare")
         ctx.enable_only(moderngl.DEPTH_TEST)
         ctx.depth_func = "<"
@@ -181,16 +243,16 @@ class Renderer:
         # rasterizer, a copy costs as much as drawing the Slinky), and FXAA copies only
         # the Slinkies' box out. The backdrop's depth is not needed there: nothing is
         # drawn under the floor, and the shadowed floor is depth-tested after the objects.
-        direct = q.fxaa and self._msaa is None and target is not None
-        fbo: moderngl.Framebuffer = target if direct and target else (self._msaa or self._scene)
-        self._draw_backdrop(look, cam, stage, view_proj, common)
+        direct = q.fxaa and t.msaa is None and target is not None and not scaled
+        fbo: moderngl.Framebuffer = target if direct and target else (t.msaa or t.scene)
+        self._draw_backdrop(t, look, cam, stage, view_proj, common)
         if direct:
-            ctx.copy_framebuffer(fbo, self._backdrop_c)
+            ctx.copy_framebuffer(fbo, t.backdrop_c)
             fbo.color_mask = (False, False, False, False)
             fbo.clear(depth=1.0)
             fbo.color_mask = (True, True, True, True)
         else:
-            ctx.copy_framebuffer(fbo, self._backdrop)
+            ctx.copy_framebuffer(fbo, t.backdrop)
         self._tick("backdrop")
         fbo.use()
         ctx.viewport = (0, 0, w, h)
@@ -198,19 +260,21 @@ class Renderer:
         ctx.enable(moderngl.CULL_FACE)
         if marks is not None and len(marks):
             boxes = np.concatenate([boxes, marks.astype("f4", copy=False)])
+            lo = np.minimum(lo, marks[:, :3].min(axis=0))
+            hi = np.maximum(hi, marks[:, :3].max(axis=0))
         self._draw_objects(snap, look, boxes, view_proj, common, depth=False)
         self._tick("objects")
         ctx.disable(moderngl.CULL_FACE)
         if look.floor:
             self._draw_floor("floor_shadow", shadow_rect, stage.floor_y, look, stage,
-                             view_proj, common)
+                             view_proj, common, h)
         self._tick("floor")
         # Anti-aliasing and output.
-        out = target or self._out
-        if self._msaa_c is not None:  # MSAA
+        out = t.out if scaled else target or t.out
+        if t.msaa_c is not None:  # MSAA
             # Resolve into our own buffer (same format), then copy out like the rest:
             # a resolving blit into a window of another format is an error.
-            ctx.copy_framebuffer(self._scene, self._msaa_c)
+            ctx.copy_framebuffer(t.scene, t.msaa_c)
         if q.fxaa:
             # Only the Slinkies need it (the floor grid and horizon are smooth, and the
             # holders and stairs are large boxes with few edges): copy the frame, then
@@ -220,22 +284,64 @@ class Renderer:
                 # The box and the pixels FXAA reads around it (a blit obeys the scissor).
                 x, y, rw, rh = rect
                 ctx.scissor = (max(x - 4, 0), max(y - 4, 0), rw + 8, rh + 8)
-                ctx.copy_framebuffer(self._scene_c, out)
+                ctx.copy_framebuffer(t.scene_c, out)
             else:
-                ctx.copy_framebuffer(out, self._scene_c)
+                ctx.copy_framebuffer(out, t.scene_c)
             out.use()
             ctx.viewport = (0, 0, w, h)
             ctx.scissor = rect
             ctx.disable(moderngl.DEPTH_TEST)
-            self._scene_tex.use(1)
+            t.scene_tex.use(1)
             fx = self.progs["fxaa"]
             set_uniform(fx, "image", 1)
             set_uniform(fx, "texel", (1.0 / w, 1.0 / h))
             self._fxaa_vao.render(moderngl.TRIANGLES, vertices=3)
             ctx.scissor = None
-        elif out is not self._scene:
-            ctx.copy_framebuffer(out, self._scene_c)
+        elif out is not t.scene:
+            ctx.copy_framebuffer(out, t.scene_c)
         self._tick("antialias")
+        if scaled:
+            # Everything drawn over the backdrop lies in the objects' box (holders,
+            # marks, the hand's props) and the floor rectangle their shadow may fall on.
+            x0, z0, x1, z1 = shadow_rect
+            floor = (np.array([x0, stage.floor_y, z0]), np.array([x1, stage.floor_y, z1]))
+            rects = [_screen_rect(cam, lo, hi, *full)]
+            if look.floor:
+                rects.append(_screen_rect(cam, *floor, *full))
+            self._compose(t, target, rects, look, cam, stage, view_proj, common)
+            self._tick("upscale")
+        else:
+            self._result, self.composed = t.out, []
+
+    def _compose(self, t: Targets, target: moderngl.Framebuffer | None, rects, look: Look,
+                 cam: OrbitCamera, stage: Stage, view_proj, common) -> None:
+        """A frame drawn at a lower scale, at full size: the full-size backdrop copied,
+        then the small picture stretched over the boxes on screen (x, y, w, h) that hold
+        what was drawn over its own backdrop. While the camera moves the full-size
+        backdrop would be drawn afresh every frame, which costs more than stretching the
+        whole small picture: that is done instead."""
+        ctx = self.ctx
+        if target is None:
+            if self._composed is None:
+                self._composed = ctx.framebuffer(ctx.renderbuffer(self.size, 4))
+            target = self._result = self._composed
+        if self._moving:
+            rects = [(0, 0, *self.size)]
+        else:
+            self._draw_backdrop(self._full, look, cam, stage, view_proj, common)
+            ctx.copy_framebuffer(target, self._full.backdrop_c)
+        target.use()
+        ctx.viewport = (0, 0, *self.size)
+        ctx.disable(moderngl.DEPTH_TEST)
+        t.out_tex.use(1)
+        up = self.progs["upscale"]
+        set_uniform(up, "image", 1)
+        set_uniform(up, "texel", (1.0 / self.size[0], 1.0 / self.size[1]))
+        self.composed = rects
+        for rect in rects:  # where they overlap, the same pixels twice
+            ctx.scissor = rect
+            self._upscale_vao.render(moderngl.TRIANGLES, vertices=3)
+        ctx.scissor = None
 
     def _tick(self, name: str | None) -> None:
         """Profiling: finish the GPU work and charge the CPU time since the last tick."""
@@ -250,7 +356,7 @@ class Renderer:
     def read(self) -> np.ndarray:
         """The last frame drawn into this renderer's own buffer, (h, w, 3) uint8, top row 0."""
         w, h = self.size
-        data = self._out.read(components=3, alignment=1)
+        data = self._result.read(components=3, alignment=1)
         return np.frombuffer(data, np.uint8).reshape(h, w, 3)[::-1].copy()
 
     def triangles(self, snap: Snapshot) -> dict[str, int]:
@@ -280,23 +386,24 @@ class Renderer:
         return self.lods[-1]
 
     # -- passes --------------------------------------------------------------------
-    def _draw_backdrop(self, look: Look, cam: OrbitCamera, stage: Stage, view_proj,
-                       common) -> None:
-        """Background gradient and unshadowed floor into a cached buffer."""
-        key = (tuple(cam.eye()), tuple(np.asarray(cam.target, float)), cam.fov_deg, look, stage)
-        if key == self._backdrop_key:
+    def _draw_backdrop(self, t: Targets, look: Look, cam: OrbitCamera, stage: Stage,
+                       view_proj, common) -> None:
+        """Background gradient and unshadowed floor into the targets' cached buffer."""
+        key = _backdrop_key(look, cam, stage)
+        if key == t.backdrop_key:
             return
-        self._backdrop_key = key
+        t.backdrop_key = key
         ctx = self.ctx
-        self._backdrop.use()
-        ctx.viewport = (0, 0, *self.size)
-        self._backdrop.clear(depth=1.0)
+        ctx.enable(moderngl.DEPTH_TEST)
+        t.backdrop.use()
+        ctx.viewport = (0, 0, *t.size)
+        t.backdrop.clear(depth=1.0)
         if look.floor:
             big = 2.0 * common["fade"]
             rect = (stage.centre_x - big, -big, stage.centre_x + big, big)
             # A hair lower than the shadow rectangle drawn over it later.
             self._draw_floor("floor", rect, stage.floor_y - 1e-4 * stage.size, look, stage,
-                             view_proj, common)
+                             view_proj, common, t.size[1])
         ctx.depth_func = "<="  # at the far plane, behind everything
         bg = self.progs["background"]
         set_uniform(bg, "bg_top", look.background_top)
@@ -304,13 +411,14 @@ class Renderer:
         self._bg_vao.render(moderngl.TRIANGLES, vertices=3)
         ctx.depth_func = "<"
 
-    def _draw_floor(self, name, rect, y, look: Look, stage: Stage, view_proj, common) -> None:
+    def _draw_floor(self, name, rect, y, look: Look, stage: Stage, view_proj, common,
+                    height: int) -> None:
         prog = self.progs[name]
         self._uniforms(prog, view_proj, common)
         lit, dark = floor_colours(look)
         for k, v in (("floor_y", y), ("rect", tuple(float(r) for r in rect)),
                      ("centre", (stage.centre_x, 0.0)), ("fade", common["fade"]),
-                     ("viewport_h", float(self.size[1])),
+                     ("viewport_h", float(height)), ("pixel_scale", height / self.size[1]),
                      ("tile", 0.1 if stage.size < 3 else 1.0),
                      ("bg_top", look.background_top), ("bg_bottom", look.background_bottom),
                      ("floor_lit", lit), ("floor_dark", dark)):
@@ -346,8 +454,7 @@ class Renderer:
     def _decor(self, snap: Snapshot, look: Look, floor_y: float) -> np.ndarray:
         """Holders and stairs as triangles (rebuilt only when a held end moves), and the
         grab coupling (every frame while it pulls)."""
-        key = (look, floor_y, tuple((sl.anchor_held, sl.far_held, sl.ends[:2].tobytes(),
-                                     sl.ends[-2:].tobytes(), sl.R) for sl in snap.slinkies))
+        key = (look, floor_y, tuple(_holder_key(sl) for sl in snap.slinkies))
         if key != self._decor_key:
             self._decor_key, self._decor_mesh = key, self._build_decor(snap, look, floor_y)
         grabs = [coupling.spring_damper(sl.grab, sl.grab_point, COUPLING_SIZE * sl.R,
@@ -407,20 +514,33 @@ class Renderer:
             set_uniform(prog, "half_thick", 0.5 * helix.wire_thickness(sl))
             set_uniform(prog, "pixel_size", 0.0 if depth else common["pixel_size"])
             seg = None if depth else self._segments_for(sl, common["eye"], common["pixel_size"])
-            buf, vao, tpl = self._helix_vao(i, sl.N, name, seg)
-            inst = np.c_[helix.instances(sl), helix.impact_flash(sl), self._tint(i, sl.N)
-                         ].astype("f4")
-            buf.write(_near_first(inst, common["eye"], sl.R).tobytes())
+            _, vao, tpl = self._helix_vao(i, sl.N, name, seg)
             vao.render(moderngl.TRIANGLES, instances=sl.N)
             self.last_triangles["shadow" if depth else "main"] += sl.N * tpl.triangles
 
-    def _helix_vao(self, i: int, n: int, name: str, segments: int | None):
+    def _upload_instances(self, snap: Snapshot, eye) -> None:
+        """Each Slinky's per-hoop data, once a frame for both passes: sorted nearest the
+        eye first (the shadow pass does not mind the order)."""
+        if not self._helices:
+            return
+        for i, sl in enumerate(snap.slinkies):
+            inst = np.c_[helix.instances(sl), helix.impact_flash(sl), self._tint(i, sl.N)
+                         ].astype("f4")
+            self._hoop_buffer(i, sl.N).write(_near_first(inst, eye, sl.R).tobytes())
+
+    def _hoop_buffer(self, i: int, n: int) -> moderngl.Buffer:
+        """Slinky i's instance buffer (n half hoops); a new one drops its vertex arrays."""
         while len(self._hoops) <= i:
             self._hoops.append((None, {}))
         buf, vaos = self._hoops[i]
         if buf is None or buf.size != n * INSTANCE_BYTES:
             buf, vaos = self.ctx.buffer(reserve=n * INSTANCE_BYTES, dynamic=True), {}
             self._hoops[i] = (buf, vaos)
+        return buf
+
+    def _helix_vao(self, i: int, n: int, name: str, segments: int | None):
+        buf = self._hoop_buffer(i, n)
+        vaos = self._hoops[i][1]
         vbo, ibo, tpl = self._template(segments)
         if (name, segments) not in vaos:
             vaos[name, segments] = self.ctx.vertex_array(
@@ -460,6 +580,27 @@ class Renderer:
         set_uniform(prog, "rainbow", int(look.rainbow))
 
 
+def _holder_key(sl) -> tuple:
+    """What a Slinky's holders (or hands) are built from: its held ends' end half hoops
+    and their neighbours, and on which side of each the middle of the Slinky lies (a
+    free end moves every frame, and left the holders rebuilt every frame)."""
+    e = sl.ends
+    key: list = [len(e), sl.R, sl.anchor_held, sl.far_held]
+    if (sl.anchor_held or sl.far_held) and len(e) >= 3:
+        middle = (0.5 * (e[1:] + e[:-1])).mean(axis=0)
+        for held, near, bar, centre in (
+                (sl.anchor_held, e[:3], e[1] - e[0], 0.5 * (e[0] + e[1])),
+                (sl.far_held, e[-3:], e[-1] - e[-2], 0.5 * (e[-1] + e[-2]))):
+            if held:
+                key += [near.tobytes(), bool(bar @ (centre - middle) >= 0)]
+    return tuple(key)
+
+
+def _backdrop_key(look: Look, cam: OrbitCamera, stage: Stage) -> tuple:
+    """What the backdrop's pixels depend on (drawn again when it changes)."""
+    return (tuple(cam.eye()), tuple(np.asarray(cam.target, float)), cam.fov_deg, look, stage)
+
+
 def _near_first(inst: np.ndarray, eye, R: float) -> np.ndarray:
     """Half hoops sorted nearest bulge first, so the early depth test skips hidden ones."""
     bulge = np.c_[inst[:, :2], R * inst[:, 4]] - np.asarray(eye, "f4")
@@ -472,7 +613,8 @@ def _screen_rect(cam: OrbitCamera, lo, hi, w: int, h: int, pad: int = 6):
     clip = np.c_[c, np.ones(8)] @ cam.view_proj(w / h)
     if np.any(clip[:, 3] <= 1e-6):
         return (1, 1, w - 2, h - 2)  # the box reaches behind the eye: smooth everything
-    px = cam.project(c, w, h)
+    ndc = clip[:, :2] / clip[:, 3:4]  # as cam.project, from the same product
+    px = np.c_[(ndc[:, 0] + 1) * 0.5 * w, (1 - ndc[:, 1]) * 0.5 * h]
     # A pixel inside the frame: FXAA's neighbour fetches then never leave the image.
     x0, x1 = int(max(px[:, 0].min() - pad, 1)), int(min(px[:, 0].max() + pad, w - 1))
     y0, y1 = int(max(h - px[:, 1].max() - pad, 1)), int(min(h - px[:, 1].min() + pad, h - 1))

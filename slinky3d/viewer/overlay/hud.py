@@ -204,8 +204,10 @@ class Hud:
         if view.paused:
             line += "    PAUSED"
         imgui.text(line)
+        scale = "" if view.render_scale is None else f"3D at {100 * view.render_scale:.0f} %    "
         imgui.text(f"real time \u00d7{snap.real_time_factor:.2f}    {view.fps:3.0f} FPS    "
-                   + count_text(contacts, "contact") + ("    side view" if view.side_view else ""))
+                   + scale + count_text(contacts, "contact")
+                   + ("    side view" if view.side_view else ""))
         if snap.behind:
             imgui.text_colored((1.0, 0.7, 0.3, 1.0), "behind real time: the machine can't "
                                                      "keep up")

@@ -102,6 +102,8 @@ class OverlayView:
     scene: Any = None  # the scene shown (the HUD's caption, levitation mark, sweep plot)
     # The overlays' toggles and the contact timeline (panel.PhenomenaView).
     phenomena: Any = None
+    # The scale the 3D picture is drawn at (dynamic resolution); None: always full.
+    render_scale: float | None = None
 
 
 class Overlay:
