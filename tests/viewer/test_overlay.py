@@ -285,6 +285,8 @@ def test_bar_geometry():
 def test_hud_words_and_plot_range():
     assert [hud_module.count_text(n, "contact") for n in (0, 1, 2)] == [
         "0 contacts", "1 contact", "2 contacts"]
+    assert [hud_module.asleep_text(a) for a in ([False], [True], [True, False, True])] == [
+        "", "asleep", "2 of 3 asleep"]
     # A flat line above the others (a still spring's energy) lies inside the range.
     t = np.linspace(0, 1, 50)
     lo, hi = hud_module.plot_range([0 * t, 666 + 0 * t, 10 * t, np.array([np.nan])])

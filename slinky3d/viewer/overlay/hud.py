@@ -67,6 +67,14 @@ def count_text(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
+def asleep_text(asleep: list[bool]) -> str:
+    """What the HUD says of sleeping Slinkies: "asleep", "2 of 3 asleep", or nothing."""
+    n = sum(asleep)
+    if not n:
+        return ""
+    return "asleep" if n == len(asleep) else f"{n} of {len(asleep)} asleep"
+
+
 def plot_range(series: list[np.ndarray]) -> tuple[float, float]:
     """The energy plot's y range: every plotted value and zero inside it, with a margin
     (ImPlot's own fit lags a frame behind, and a flat line has no range to fit)."""
@@ -204,9 +212,11 @@ class Hud:
         if view.paused:
             line += "    PAUSED"
         imgui.text(line)
+        sleeping = asleep_text([s.asleep for s in snap.slinkies])
         scale = "" if view.render_scale is None else f"3D at {100 * view.render_scale:.0f} %    "
         imgui.text(f"real time \u00d7{snap.real_time_factor:.2f}    {view.fps:3.0f} FPS    "
                    + scale + count_text(contacts, "contact")
+                   + (f"    {sleeping}" if sleeping else "")
                    + ("    side view" if view.side_view else ""))
         if snap.behind:
             imgui.text_colored((1.0, 0.7, 0.3, 1.0), "behind real time: the machine can't "
