@@ -11,6 +11,11 @@ wall seconds during the drag) and the CPU share of a core of the solver thread a
 the UI thread (from /proc). Target: 60 FPS sustained (p95 under 20 ms) at real-time
 factor 1.00.
 
+--floor lets the steel Slinky go onto its floor first (L), and after 3 s, landed and
+asleep, grabs the end under the cursor and drags it along the floor: the target is
+issue 23's, real-time factor 1.00 and no frame "behind real time" (written to
+bench_app-floor.json).
+
 --compare also times bench_render.py's software still frame (1280x720, the steel
 Slinky, in a process of its own) just before and just after the drag, and prints the
 ratios of the app's frame interval to it: p50 at most 1.25x, p95 at most 1.6x the still
@@ -46,6 +51,7 @@ import report  # benchmarks/report.py, beside this file
 
 SCENE = "hanging-steel"
 WARM_S = 1.0  # wall s of play before the drag: the first frames build the GL state
+LANDING_S = 3.0  # wall s after L before the --floor drag: the fall, the landing, sleep
 
 
 def start_xvfb(size: tuple[int, int]) -> subprocess.Popen | None:
@@ -112,6 +118,9 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=1, help="repeat, each in a fresh process")
     ap.add_argument("--no-dynamic-resolution", action="store_true",
                     help="the 3D picture always at full scale")
+    ap.add_argument("--floor", action="store_true",
+                    help="the steel Slinky let go onto its floor, then dragged along it "
+                         "(contact at game speed: the real-time factor, frames behind)")
     ap.add_argument("--no-write", action="store_true", help="print only")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -137,6 +146,8 @@ def main() -> int:
 
 
 def result_name(args: argparse.Namespace) -> str:
+    if args.floor:
+        return "bench_app-floor"
     return "bench_app-full-scale" if args.no_dynamic_resolution else "bench_app"
 
 
@@ -146,7 +157,7 @@ def repeat(args: argparse.Namespace) -> int:
     argv = ["--seconds", str(args.seconds), "--size", args.size, "--quality", args.quality,
             "--still-frames", str(args.still_frames)]
     argv += ["--compare"] * args.compare + ["--no-dynamic-resolution"] * \
-        args.no_dynamic_resolution
+        args.no_dynamic_resolution + ["--floor"] * args.floor
     rows, load_start = [], os.getloadavg()[0]
     for k in range(args.runs):
         print(f"run {k + 1} of {args.runs}", flush=True)
@@ -183,6 +194,8 @@ def row_of(k: int, f: dict) -> dict:
     row.update({f"{k}_p50_ms": v["p50_ms"] for k, v in f["split"].items()})
     row.update(scale_median=f["scale"]["median"], scale_min=f["scale"]["min"],
                real_time_factor=f["real_time_factor"])
+    if "behind_frames" in f:
+        row.update(behind_frames=float(f["behind_frames"]), awake=f["awake_share"])
     return row
 
 
@@ -217,6 +230,7 @@ def drag(args: argparse.Namespace, size: tuple[int, int]) -> dict | None:
     import pyglet
     from pyglet.window import mouse
 
+    from slinky3d.runtime.commands import LetGo
     from slinky3d.runtime.simulation import Simulation
     from slinky3d.runtime.thread import SimThread
     from slinky3d.scene.loader import load
@@ -251,12 +265,16 @@ def drag(args: argparse.Namespace, size: tuple[int, int]) -> dict | None:
 
     v._render, v._overlay = timed("3d", render), timed("2d", overlay)  # type: ignore[method-assign]
 
+    behind, asleep = [], []  # per frame: the solver behind real time; the Slinky asleep
+
     def timed_draw() -> None:
         part["3d"] = part["2d"] = 0.0
         scale = v.render_scale
         t0 = time.perf_counter()
         inner()
         draws.append((t0, time.perf_counter(), part["3d"], part["2d"], scale))
+        behind.append(bool(v.shown.behind))
+        asleep.append(bool(v.shown.slinkies[0].asleep))
 
     w.remove_handlers(on_draw=v.on_draw)
     w.push_handlers(on_draw=timed_draw)
@@ -268,7 +286,11 @@ def drag(args: argparse.Namespace, size: tuple[int, int]) -> dict | None:
         if state["t0"] is None:
             state["t0"] = now
         el = now - state["t0"]
-        if state["phase"] == "warm" and el >= WARM_S:
+        if args.floor and state["phase"] == "warm" and el >= WARM_S:
+            solver.send(LetGo(0))  # L: it falls, lands on its floor and lies there
+            state["phase"] = "landing"
+        elif state["phase"] == ("landing" if args.floor else "warm") and el >= (
+                WARM_S + LANDING_S if args.floor else WARM_S):
             sl = v.shown.slinkies[0]
             px = v.camera.project(np.r_[sl.ends[-1], 0.0][None], w.width, w.height)[0]
             state["xy"] = (float(px[0]), float(w.height - px[1]))
@@ -289,7 +311,9 @@ def drag(args: argparse.Namespace, size: tuple[int, int]) -> dict | None:
             x0, y0 = state["xy"]
             ramp = min(s / 0.5, 1.0)  # ease in from the grabbed point
             x = x0 + ramp * 0.18 * w.width * math.sin(2 * math.pi * 0.35 * s)
-            y = y0 + ramp * 0.12 * w.height * math.sin(2 * math.pi * 0.55 * s)
+            # --floor: along the floor, the grabbed end lifted a little and put down
+            y = y0 + ramp * (0.02 if args.floor else 0.12) * w.height * math.sin(
+                2 * math.pi * 0.55 * s)
             lx, ly = state["last"]
             w.dispatch_event("on_mouse_drag", x, y, x - lx, y - ly, mouse.LEFT, 0)
             state["last"] = (x, y)
@@ -323,6 +347,11 @@ def drag(args: argparse.Namespace, size: tuple[int, int]) -> dict | None:
         "ui_thread_core_share": state["ui"] / wall,
         "rollbacks": v.shown.rollbacks,
     }
+    if args.floor:
+        figures["scene"] = SCENE + ", let go onto its floor, dragged along it"
+        figures["behind_frames"] = int(sum(behind[state["n0"]:state["n1"]]))
+        figures["awake_share"] = 1.0 - float(np.mean(asleep[state["n0"]:state["n1"]]))
+        figures["asleep_before_drag"] = bool(asleep[state["n0"] - 1])
     fi, dr, sp = figures["frame_interval"], figures["draw"], figures["split"]
     sc_ = figures["scale"]
     dyn = (f"dynamic resolution, 3D scale median {sc_['median']:.2f} (min {sc_['min']:.2f})"
@@ -336,6 +365,11 @@ def drag(args: argparse.Namespace, size: tuple[int, int]) -> dict | None:
         f"{name} {sp[k]['p50_ms']:.1f} ({sp[k]['mean_ms']:.1f}) ms" for k, name in (
             ("3d", "3D picture"), ("2d", "2D layer"), ("draw_rest", "rest of the drawing"),
             ("between", "swap, events and wait"))))
+    if args.floor:
+        print(f"  on the floor: {figures['behind_frames']} frames behind real time, awake "
+              f"{100 * figures['awake_share']:.0f} % of the drag, asleep before it: "
+              f"{'yes' if figures['asleep_before_drag'] else 'no'} (target: real-time "
+              f"factor 1.00, never behind)")
     print(f"  real-time factor {figures['real_time_factor']:.3f}; solver thread "
           f"{100 * figures['solver_thread_core_share']:.0f} % of a core, UI thread "
           f"{100 * figures['ui_thread_core_share']:.0f} %")
