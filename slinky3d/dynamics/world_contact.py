@@ -38,8 +38,15 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from slinky3d.dynamics.articulated_body import JIT, aba, energy_parts, kinematics
+from slinky3d.dynamics.articulated_body import (
+    JIT,
+    aba,
+    energy_parts,
+    kinematics,
+    workspace,
+)
 from slinky3d.dynamics.forces import derivatives, set_base
+from slinky3d.dynamics.impulse_response import factor, respond
 from slinky3d.dynamics.lemke import lemke
 from slinky3d.dynamics.step import step
 from slinky3d.dynamics.workspace import (
@@ -68,6 +75,8 @@ MAX_TURN = 0.005  # rad: the most a joint turns in one piece (fast tumbles take 
 MAX_PIECES = 32
 RETRIES = 1  # solves again, more regularised, when Lemke's answer fails the check
 MAX_ROUNDS = 4  # solves with more coil rows, when an impulse closes a joint left out
+MAX_LOCKED = 30  # active sets the locked solve tries before the full LCP takes over
+BLOCK_PIVOTS = 10  # of them flipping every violation at once; then one at a time
 
 WORLD = np.dtype([
     ("floor", "f8"),  # m; -inf: none
@@ -102,7 +111,15 @@ class WorldWork(NamedTuple):
     free_velocity: np.ndarray  # (nj,)
     body: np.ndarray  # (3, N) bar velocities (omega, v at O)
     nolock: np.ndarray  # (nj,) all False
-    state: np.ndarray  # (4,) int: in the world scheme (0/1), contacts, rows, pivots
+    state: np.ndarray  # (5,) int: in the world scheme (0/1), contacts, coil rows, pivots,
+    # and the pieces the full LCP solved (the locked solve found no active set)
+    # the solve with closed coils locked (_locked_solve)
+    active: np.ndarray  # (nj,) bool: the coils locked at their targets
+    prescribed: np.ndarray  # (nj,) bool: those and the anchor's joints
+    change: np.ndarray  # (nj,) the prescribed joints' velocity changes
+    joint_impulse: np.ndarray  # (nj,) the impulse each prescribed joint takes
+    loads: np.ndarray  # (N, 3) bar impulses (world, about O)
+    factored: np.ndarray  # (NROW, nj) impulse_response.factor's rows
 
 
 def new_world_work(n: int, blocks: np.ndarray) -> WorldWork:
@@ -120,7 +137,10 @@ def new_world_work(n: int, blocks: np.ndarray) -> WorldWork:
         lcp_rhs=np.zeros(nz), lcp_z=np.zeros(nz), tableau=np.zeros((nz + 1, nz + 2)),
         basis=np.zeros(nz, np.int64), column=np.zeros(2 * nz + 1, np.int64),
         free_velocity=np.zeros(nj), body=np.zeros((3, n)),
-        nolock=np.zeros(nj, np.bool_), state=np.zeros(4, np.int64))
+        nolock=np.zeros(nj, np.bool_), state=np.zeros(5, np.int64),
+        active=np.zeros(nj, np.bool_), prescribed=np.zeros(nj, np.bool_),
+        change=np.zeros(nj), joint_impulse=np.zeros(nj), loads=np.zeros((n, 3)),
+        factored=workspace(n))
 
 
 @njit(**JIT)
@@ -297,6 +317,201 @@ def _solves(A, b, z, n):
 
 
 @njit(**JIT)
+def _locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus, cnt):
+    """The step's impulses with the closed coils locked: returns whether it found them.
+
+    Guess the coils that end the step closed (ww.active, set by the caller from the
+    last piece), lock them at their targets (prescribed joints of one impulse-response
+    factorisation), solve the small LCP of the world contacts alone on that chain, and
+    read the coils' impulses off the prescribed joints. A locked coil pulling, or a
+    free one closing past its bound, flips (block principal pivoting, then one at a
+    time); an unchanged set is a solution of the whole LCP. Fills vplus, the world
+    impulses (ww.impulse[2c], [2c + 1]) and the coils' (ww.joint_impulse)."""
+    nj = q.shape[0]
+    tmin = par.theta_min
+    R = par.radius
+    E = fw.ends
+    U = fw.bar_axes
+    ws = ww.factored
+    act = ww.active
+    presc = ww.prescribed
+    dvp = ww.change
+    lam = ww.joint_impulse
+    loads = ww.loads
+    arm = fw.armature
+    for j in range(nj):
+        arm[j] = armh if j >= BASE else 0.0
+    nb = 2 * m
+    pivots = 0
+    for it in range(MAX_LOCKED):
+        for j in range(nj):
+            presc[j] = act[j]
+            dvp[j] = 0.0
+            if act[j]:
+                dvp[j] = -max(q[j] - tmin, 0.0) / h - vf[j]
+        if modes.anchor_free != 0:
+            presc[BASE] = True
+        else:
+            for j in range(BASE):
+                presc[j] = True
+        factor(q, presc, arm, par.mass, par.inertia, R, E, U, ws)
+        cnt.evaluations += 1
+        for r in range(nb):  # a unit impulse along each contact's normal and tangent
+            c = r // 2
+            b, px, py = contact_point(c, R, E, U, ww)
+            nx = ww.normal[c, 0]
+            ny = ww.normal[c, 1]
+            fx, fy = (nx, ny) if r % 2 == 0 else (ny, -nx)
+            loads[b, 0] = px * fy - py * fx
+            loads[b, 1] = fx
+            loads[b, 2] = fy
+            respond(zeros, presc, zeros, loads, ws, ww.response[r], lam)
+            loads[b, 0] = 0.0
+            loads[b, 1] = 0.0
+            loads[b, 2] = 0.0
+            cnt.evaluations += 1
+        for r in range(nb):
+            _basis_rates(0, m, ww.response[r], q, R, E, U, ww, ww.delassus[r])
+        for r in range(nb):
+            for s in range(r):
+                a = 0.5 * (ww.delassus[r, s] + ww.delassus[s, r])
+                ww.delassus[r, s] = a
+                ww.delassus[s, r] = a
+        # the motion with the locked coils at their targets and no world impulse
+        respond(zeros, presc, dvp, loads, ws, vplus, lam)
+        cnt.evaluations += 1
+        for j in range(nj):
+            vplus[j] += vf[j]
+        _basis_rates(0, m, vplus, q, R, E, U, ww, ww.free_rate)
+        for c in range(m):
+            ww.target[2 * c] = -max(ww.gap[c], 0.0) / h
+            ww.target[2 * c + 1] = 0.0
+        _solve(0, m, h, ww, cnt)
+        pivots += ww.state[3]
+        for c in range(m):  # the world impulses on their bars, with the locked coils
+            b, px, py = contact_point(c, R, E, U, ww)
+            nx = ww.normal[c, 0]
+            ny = ww.normal[c, 1]
+            ln = ww.impulse[2 * c]
+            lt = ww.impulse[2 * c + 1]
+            fx = ln * nx + lt * ny
+            fy = ln * ny - lt * nx
+            loads[b, 0] += px * fy - py * fx
+            loads[b, 1] += fx
+            loads[b, 2] += fy
+        respond(zeros, presc, dvp, loads, ws, vplus, lam)
+        cnt.evaluations += 1
+        for c in range(m):
+            b = ww.bar[c]
+            loads[b, 0] = 0.0
+            loads[b, 1] = 0.0
+            loads[b, 2] = 0.0
+        for j in range(nj):
+            vplus[j] += vf[j]
+        if not rigid:
+            ww.state[3] = pivots
+            return True
+        lmax = 0.0
+        for j in range(j0, nj):
+            if act[j]:
+                lmax = max(lmax, abs(lam[j]))
+        nv = 0
+        first = -1
+        for j in range(j0, nj):
+            if act[j]:
+                bad = lam[j] < -1e-9 * lmax
+            else:
+                bad = vplus[j] < -max(q[j] - tmin, 0.0) / h - 1e-12 / h
+            ww.in_rows[j] = bad  # the violations
+            if bad:
+                nv += 1
+                if first < 0:
+                    first = j
+        if nv == 0:
+            ww.state[3] = pivots
+            return True
+        for j in range(j0, nj):
+            if ww.in_rows[j] and (it < BLOCK_PIVOTS or j == first):
+                act[j] = not act[j]
+    ww.state[3] = pivots
+    return False
+
+
+@njit(**JIT)
+def _full_solve(q, vf, h, m, rigid, j0, par, modes, fw, w, ww, armh, cnt):
+    """The step's impulses from one LCP over every coil row near its bound and every
+    world contact, on the Delassus matrix of one articulated-body solve per row: what
+    _locked_solve falls back to. Returns the coil rows and the kinetic energy the
+    impulses took; fills w.velocity_after and ww.impulse (coil rows, then per contact
+    its normal and tangent)."""
+    nj = q.shape[0]
+    tmin = par.theta_min
+    R = par.radius
+    E = fw.ends
+    U = fw.bar_axes
+    vplus = w.velocity_after
+    nrow = 0
+    for j in range(nj):
+        ww.in_rows[j] = False
+    if rigid:
+        for j in range(j0, nj):
+            if q[j] - tmin + h * min(vf[j], 0.0) <= 1e-12:
+                ww.rows[nrow] = j
+                ww.in_rows[j] = True
+                nrow += 1
+    for _round in range(MAX_ROUNDS):
+        nb = nrow + 2 * m
+        for r in range(nb):
+            _response(r, nrow, q, w.zeros, par, modes, fw, ww, armh, ww.response[r])
+            cnt.evaluations += 1
+        kinematics(q, R, E, U, fw.aba_rows)
+        for r in range(nb):
+            _basis_rates(nrow, m, ww.response[r], q, R, E, U, ww, ww.delassus[r])
+        # the Delassus matrix is symmetric; its rows were filled column by column
+        for r in range(nb):
+            for s in range(r):
+                a = 0.5 * (ww.delassus[r, s] + ww.delassus[s, r])
+                ww.delassus[r, s] = a
+                ww.delassus[s, r] = a
+        _basis_rates(nrow, m, vf, q, R, E, U, ww, ww.free_rate)
+        for r in range(nrow):
+            ww.target[r] = -max(q[ww.rows[r]] - tmin, 0.0) / h
+        for c in range(m):
+            ww.target[nrow + 2 * c] = -max(ww.gap[c], 0.0) / h
+            ww.target[nrow + 2 * c + 1] = 0.0
+        _solve(nrow, m, h, ww, cnt)
+        for j in range(nj):
+            vplus[j] = vf[j]
+        for r in range(nb):
+            lam = ww.impulse[r]
+            if lam != 0.0:
+                resp = ww.response[r]
+                for j in range(nj):
+                    vplus[j] += lam * resp[j]
+        grown = False
+        if rigid:
+            for j in range(j0, nj):
+                if not ww.in_rows[j] and q[j] + h * vplus[j] < tmin - 1e-12:
+                    ww.rows[nrow] = j
+                    ww.in_rows[j] = True
+                    nrow += 1
+                    grown = True
+        if not grown:
+            break
+    # the kinetic energy the impulses took: -1/2 sum lam (u_f + u+)
+    nb = nrow + 2 * m
+    loss = 0.0
+    for r in range(nb):
+        lam = ww.impulse[r]
+        if lam != 0.0:
+            up = ww.free_rate[r]
+            for s in range(nb):
+                up += ww.delassus[r, s] * ww.impulse[s]
+            loss -= 0.5 * lam * (ww.free_rate[r] + up)
+    return nrow, loss
+
+
+@njit(**JIT)
 def world_step(q, qd, sd, t, h, locked, target, par, modes, wpar, w, ww, cnt):
     """Advance one step of h by the time-stepping scheme of this module's docstring."""
     fw = w.forces
@@ -354,65 +569,26 @@ def world_step(q, qd, sd, t, h, locked, target, par, modes, wpar, w, ww, cnt):
         _, ut = contact_rates(c, R, E, U, ww.body, ww)
         ww.mu[c] = wpar.mu_static if abs(ut) < STICKING else wpar.mu
     rigid = modes.law == LAW_RIGID or modes.law == LAW_PAPER
-    nrow = 0
-    for j in range(nj):
-        ww.in_rows[j] = False
-    if rigid:
-        for j in range(j0, nj):
-            if q[j] - tmin + h * min(vf[j], 0.0) <= 1e-12:
-                ww.rows[nrow] = j
-                ww.in_rows[j] = True
-                nrow += 1
     vplus = w.velocity_after
-    for _round in range(MAX_ROUNDS):
-        nb = nrow + 2 * m
-        for r in range(nb):
-            _response(r, nrow, q, w.zeros, par, modes, fw, ww, armh, ww.response[r])
-            cnt.evaluations += 1
-        kinematics(q, R, E, U, fw.aba_rows)
-        for r in range(nb):
-            _basis_rates(nrow, m, ww.response[r], q, R, E, U, ww, ww.delassus[r])
-        # the Delassus matrix is symmetric; its rows were filled column by column
-        for r in range(nb):
-            for s in range(r):
-                a = 0.5 * (ww.delassus[r, s] + ww.delassus[s, r])
-                ww.delassus[r, s] = a
-                ww.delassus[s, r] = a
-        _basis_rates(nrow, m, vf, q, R, E, U, ww, ww.free_rate)
-        for r in range(nrow):
-            ww.target[r] = -max(q[ww.rows[r]] - tmin, 0.0) / h
-        for c in range(m):
-            ww.target[nrow + 2 * c] = -max(ww.gap[c], 0.0) / h
-            ww.target[nrow + 2 * c + 1] = 0.0
-        _solve(nrow, m, h, ww, cnt)
-        for j in range(nj):
-            vplus[j] = vf[j]
-        for r in range(nb):
-            lam = ww.impulse[r]
-            if lam != 0.0:
-                resp = ww.response[r]
-                for j in range(nj):
-                    vplus[j] += lam * resp[j]
-        grown = False
-        if rigid:
-            for j in range(j0, nj):
-                if not ww.in_rows[j] and q[j] + h * vplus[j] < tmin - 1e-12:
-                    ww.rows[nrow] = j
-                    ww.in_rows[j] = True
-                    nrow += 1
-                    grown = True
-        if not grown:
-            break
-    # the kinetic energy the impulses took: -1/2 sum lam (u_f + u+)
-    nb = nrow + 2 * m
-    loss = 0.0
-    for r in range(nb):
-        lam = ww.impulse[r]
-        if lam != 0.0:
-            up = ww.free_rate[r]
-            for s in range(nb):
-                up += ww.delassus[r, s] * ww.impulse[s]
-            loss -= 0.5 * lam * (ww.free_rate[r] + up)
+    # the coils locked first: those touching at the last piece's end, or closing now
+    for j in range(nj):
+        ww.active[j] = rigid and j >= j0 and (locked[j] or q[j] + h * vf[j] < tmin)
+    if _locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, w.zeros, vplus, cnt):
+        off = 0  # the world impulses' place in ww.impulse
+        nrow = 0
+        loss = 0.0  # the kinetic energy the impulses took: -1/2 sum lam (u_f + u+)
+        for j in range(j0, nj):
+            if ww.active[j]:
+                nrow += 1
+                loss -= 0.5 * ww.joint_impulse[j] * (vf[j] + vplus[j])
+        _basis_rates(0, m, vf, q, R, E, U, ww, ww.free_rate)
+        _basis_rates(0, m, vplus, q, R, E, U, ww, ww.target)  # (the targets are spent)
+        for r in range(2 * m):
+            loss -= 0.5 * ww.impulse[r] * (ww.free_rate[r] + ww.target[r])
+    else:
+        ww.state[4] += 1
+        nrow, loss = _full_solve(q, vf, h, m, rigid, j0, par, modes, fw, w, ww, armh, cnt)
+        off = nrow
     diss = 0.0
     for j in range(BASE, nj):
         vm = THETA * vplus[j] + (1.0 - THETA) * qd[j]
@@ -426,16 +602,16 @@ def world_step(q, qd, sd, t, h, locked, target, par, modes, wpar, w, ww, cnt):
     for c in range(m):
         nx = ww.normal[c, 0]
         ny = ww.normal[c, 1]
-        vc += (ww.impulse[nrow + 2 * c] * nx + ww.impulse[nrow + 2 * c + 1] * ny) / (
+        vc += (ww.impulse[off + 2 * c] * nx + ww.impulse[off + 2 * c + 1] * ny) / (
             n * par.mass)
     for j in range(nj):
         qd[j] = vplus[j]
         q[j] += h * vplus[j]
     level = True  # every contact that pushes pushes straight up, without friction
     for c in range(m):
-        lam = ww.impulse[nrow + 2 * c]
+        lam = ww.impulse[off + 2 * c]
         if lam > 0.0 and (ww.normal[c, 0] != 0.0
-                          or abs(ww.impulse[nrow + 2 * c + 1]) > 1e-9 * lam):
+                          or abs(ww.impulse[off + 2 * c + 1]) > 1e-9 * lam):
             level = False
     if modes.anchor_free != 0 and modes.grab == 0 and level:
         # With no horizontal force, the centre moves as the momentum says: a rigid shift
