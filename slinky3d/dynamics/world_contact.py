@@ -77,6 +77,7 @@ RETRIES = 1  # solves again, more regularised, when Lemke's answer fails the che
 MAX_ROUNDS = 4  # solves with more coil rows, when an impulse closes a joint left out
 MAX_LOCKED = 30  # active sets the locked solve tries before the full LCP takes over
 BLOCK_PIVOTS = 10  # of them flipping every violation at once; then one at a time
+GAP_TOL = 1e-10  # m: how far a contact left out of the solve may close past its target
 
 WORLD = np.dtype([
     ("floor", "f8"),  # m; -inf: none
@@ -120,6 +121,9 @@ class WorldWork(NamedTuple):
     joint_impulse: np.ndarray  # (nj,) the impulse each prescribed joint takes
     loads: np.ndarray  # (N, 3) bar impulses (world, about O)
     factored: np.ndarray  # (NROW, nj) impulse_response.factor's rows
+    group: np.ndarray  # (N,) int: the rigid part each bar belongs to, coils locked
+    needed: np.ndarray  # (MAX_CONTACTS,) bool: a contact the solve may not leave out
+    kept: np.ndarray  # (MAX_CONTACTS,) bool: in the solve
 
 
 def new_world_work(n: int, blocks: np.ndarray) -> WorldWork:
@@ -140,7 +144,8 @@ def new_world_work(n: int, blocks: np.ndarray) -> WorldWork:
         nolock=np.zeros(nj, np.bool_), state=np.zeros(5, np.int64),
         active=np.zeros(nj, np.bool_), prescribed=np.zeros(nj, np.bool_),
         change=np.zeros(nj), joint_impulse=np.zeros(nj), loads=np.zeros((n, 3)),
-        factored=workspace(n))
+        factored=workspace(n), group=np.zeros(n, np.int64),
+        needed=np.zeros(MAX_CONTACTS, np.bool_), kept=np.zeros(MAX_CONTACTS, np.bool_))
 
 
 @njit(**JIT)
@@ -286,7 +291,11 @@ def _solve(nrow, m, h, ww, cnt):
                 if i < nrow or (i - nrow) % 4 != 3:  # not the cone rows (no diagonal)
                     A[i, i] += 999.0 * eps
         pivots = lemke(A, bq, nz, z, ww.tableau, ww.basis, ww.column, 4 * nz + 20)
-        if pivots >= 0 and _solves(A, bq, z, nz):
+        # Lemke may end on a ray with z0 small but not zero where many contacts are
+        # redundant (a locked stack on its tread: a rank-3 Delassus matrix); an answer
+        # that solves the LCP is kept whatever the pivoting's own verdict
+        if _solves(A, bq, z, nz):
+            pivots = max(pivots, 0)
             break
         pivots = -1
     if pivots < 0:
@@ -317,6 +326,66 @@ def _solves(A, b, z, n):
 
 
 @njit(**JIT)
+def _swap(a, b, ww):
+    """Exchange contacts a and b in the contact arrays."""
+    if a == b:
+        return
+    ww.bar[a], ww.bar[b] = ww.bar[b], ww.bar[a]
+    ww.at[a], ww.at[b] = ww.at[b], ww.at[a]
+    ww.gap[a], ww.gap[b] = ww.gap[b], ww.gap[a]
+    ww.mu[a], ww.mu[b] = ww.mu[b], ww.mu[a]
+    ww.needed[a], ww.needed[b] = ww.needed[b], ww.needed[a]
+    ww.kept[a], ww.kept[b] = ww.kept[b], ww.kept[a]
+    for i in range(2):
+        ww.normal[a, i], ww.normal[b, i] = ww.normal[b, i], ww.normal[a, i]
+
+
+@njit(**JIT)
+def _outermost(m, presc, R, E, U, ww):
+    """Put first the contacts the solve needs; returns how many. Contacts on one rigid
+    part (bars joined by prescribed joints) with one normal act on it only through the
+    two outermost along their tangent: the normal impulses of the others add no wrench
+    those two cannot give, and their friction acts along the same line. The others
+    are left out with zero impulse, which solves their rows of the whole LCP as long as
+    they do not close (checked after the solve: ww.needed)."""
+    n = ww.group.shape[0]
+    g = 0
+    for k in range(n):
+        if k > 0 and not presc[BASE + k]:
+            g += 1
+        ww.group[k] = g
+    for c in range(m):  # kept unless two others of its set lie outside it
+        ww.kept[c] = True
+        if ww.needed[c]:
+            continue
+        _, px, py = contact_point(c, R, E, U, ww)
+        nx = ww.normal[c, 0]
+        ny = ww.normal[c, 1]
+        sc = px * ny - py * nx
+        below = False
+        above = False
+        for d in range(m):
+            if d == c or ww.group[ww.bar[d]] != ww.group[ww.bar[c]]:
+                continue
+            if abs(ww.normal[d, 0] - nx) + abs(ww.normal[d, 1] - ny) > 1e-12:
+                continue
+            _, qx, qy = contact_point(d, R, E, U, ww)
+            sd = qx * ny - qy * nx
+            # ties broken by index, so that one of equal outermost contacts is kept
+            if sd < sc or (sd == sc and d < c):
+                below = True
+            if sd > sc or (sd == sc and d > c):
+                above = True
+        ww.kept[c] = not (below and above)
+    keep = 0
+    for c in range(m):
+        if ww.kept[c]:
+            _swap(keep, c, ww)
+            keep += 1
+    return keep
+
+
+@njit(**JIT)
 def _locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus, cnt):
     """The step's impulses with the closed coils locked: returns whether it found them.
 
@@ -341,7 +410,8 @@ def _locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus
     arm = fw.armature
     for j in range(nj):
         arm[j] = armh if j >= BASE else 0.0
-    nb = 2 * m
+    for c in range(m):
+        ww.needed[c] = False
     pivots = 0
     for it in range(MAX_LOCKED):
         for j in range(nj):
@@ -356,6 +426,8 @@ def _locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus
                 presc[j] = True
         factor(q, presc, arm, par.mass, par.inertia, R, E, U, ws)
         cnt.evaluations += 1
+        ms = _outermost(m, presc, R, E, U, ww)
+        nb = 2 * ms
         for r in range(nb):  # a unit impulse along each contact's normal and tangent
             c = r // 2
             b, px, py = contact_point(c, R, E, U, ww)
@@ -371,7 +443,7 @@ def _locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus
             loads[b, 2] = 0.0
             cnt.evaluations += 1
         for r in range(nb):
-            _basis_rates(0, m, ww.response[r], q, R, E, U, ww, ww.delassus[r])
+            _basis_rates(0, ms, ww.response[r], q, R, E, U, ww, ww.delassus[r])
         for r in range(nb):
             for s in range(r):
                 a = 0.5 * (ww.delassus[r, s] + ww.delassus[s, r])
@@ -382,13 +454,15 @@ def _locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus
         cnt.evaluations += 1
         for j in range(nj):
             vplus[j] += vf[j]
-        _basis_rates(0, m, vplus, q, R, E, U, ww, ww.free_rate)
-        for c in range(m):
+        _basis_rates(0, ms, vplus, q, R, E, U, ww, ww.free_rate)
+        for c in range(ms):
             ww.target[2 * c] = -max(ww.gap[c], 0.0) / h
             ww.target[2 * c + 1] = 0.0
-        _solve(0, m, h, ww, cnt)
+        _solve(0, ms, h, ww, cnt)
+        for r in range(2 * ms, 2 * m):
+            ww.impulse[r] = 0.0
         pivots += ww.state[3]
-        for c in range(m):  # the world impulses on their bars, with the locked coils
+        for c in range(ms):  # the world impulses on their bars, with the locked coils
             b, px, py = contact_point(c, R, E, U, ww)
             nx = ww.normal[c, 0]
             ny = ww.normal[c, 1]
@@ -401,21 +475,30 @@ def _locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus
             loads[b, 2] += fy
         respond(zeros, presc, dvp, loads, ws, vplus, lam)
         cnt.evaluations += 1
-        for c in range(m):
+        for c in range(ms):
             b = ww.bar[c]
             loads[b, 0] = 0.0
             loads[b, 1] = 0.0
             loads[b, 2] = 0.0
         for j in range(nj):
             vplus[j] += vf[j]
+        nv = 0
+        if ms < m:  # the contacts left out may not close
+            body_velocities(q, vplus, E, ww.body)
+            for c in range(ms, m):
+                un, _ = contact_rates(c, R, E, U, ww.body, ww)
+                if un < -max(ww.gap[c], 0.0) / h - GAP_TOL / h:
+                    ww.needed[c] = True
+                    nv += 1
         if not rigid:
-            ww.state[3] = pivots
-            return True
+            if nv == 0:
+                ww.state[3] = pivots
+                return True
+            continue
         lmax = 0.0
         for j in range(j0, nj):
             if act[j]:
                 lmax = max(lmax, abs(lam[j]))
-        nv = 0
         first = -1
         for j in range(j0, nj):
             if act[j]:
@@ -430,7 +513,7 @@ def _locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus
         if nv == 0:
             ww.state[3] = pivots
             return True
-        for j in range(j0, nj):
+        for j in range(j0, nj):  # (no coil flips when only a contact left out closed)
             if ww.in_rows[j] and (it < BLOCK_PIVOTS or j == first):
                 act[j] = not act[j]
     ww.state[3] = pivots
