@@ -77,6 +77,7 @@ RETRIES = 1  # solves again, more regularised, when Lemke's answer fails the che
 MAX_ROUNDS = 4  # solves with more coil rows, when an impulse closes a joint left out
 MAX_LOCKED = 30  # active sets the locked solve tries before the full LCP takes over
 BLOCK_PIVOTS = 10  # of them flipping every violation at once; then one at a time
+TOUCH = 1e-6  # m: a contact this near (a point resting on the surface) is always solved
 GAP_TOL = 1e-10  # m: how far a contact left out of the solve may close past its target
 
 WORLD = np.dtype([
@@ -410,8 +411,8 @@ def _locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus
     arm = fw.armature
     for j in range(nj):
         arm[j] = armh if j >= BASE else 0.0
-    for c in range(m):
-        ww.needed[c] = False
+    for c in range(m):  # kept whatever their place: the points on the surface
+        ww.needed[c] = ww.gap[c] <= TOUCH
     pivots = 0
     for it in range(MAX_LOCKED):
         for j in range(nj):
