@@ -75,8 +75,8 @@ MAX_TURN = 0.005  # rad: the most a joint turns in one piece (fast tumbles take 
 MAX_PIECES = 32
 RETRIES = 1  # solves again, more regularised, when Lemke's answer fails the check
 MAX_ROUNDS = 4  # solves with more coil rows, when an impulse closes a joint left out
-MAX_LOCKED = 30  # active sets the locked solve tries before the full LCP takes over
-BLOCK_PIVOTS = 10  # of them flipping every violation at once; then one at a time
+MAX_LOCKED = 12  # active sets the locked solve tries before the full LCP takes over
+BLOCK_PIVOTS = 6  # of them flipping every violation at once; then one at a time
 TOUCH = 1e-6  # m: a contact this near (a point resting on the surface) is always solved
 GAP_TOL = 1e-10  # m: how far a contact left out of the solve may close past its target
 
