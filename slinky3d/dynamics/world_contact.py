@@ -40,7 +40,6 @@ from numba import njit
 
 from slinky3d.dynamics.articulated_body import (
     JIT,
-    aba,
     energy_parts,
     kinematics,
     workspace,
@@ -76,7 +75,6 @@ MAX_PIECES = 32
 RETRIES = 1  # solves again, more regularised, when Lemke's answer fails the check
 MAX_ROUNDS = 4  # solves with more coil rows, when an impulse closes a joint left out
 MAX_LOCKED = 12  # active sets the locked solve tries before the full LCP takes over
-BLOCK_PIVOTS = 6  # of them flipping every violation at once; then one at a time
 TOUCH = 1e-6  # m: a contact this near (a point resting on the surface) is always solved
 GAP_TOL = 1e-10  # m: how far a contact left out of the solve may close past its target
 
@@ -113,10 +111,13 @@ class WorldWork(NamedTuple):
     free_velocity: np.ndarray  # (nj,)
     body: np.ndarray  # (3, N) bar velocities (omega, v at O)
     nolock: np.ndarray  # (nj,) all False
-    state: np.ndarray  # (5,) int: in the world scheme (0/1), contacts, coil rows, pivots,
-    # and the pieces the full LCP solved (the locked solve found no active set)
+    state: np.ndarray  # (6,) int: in the world scheme (0/1), contacts, coil rows, pivots,
+    # the pieces the full LCP solved (the locked solve found no active set), and 1
+    # while `guess` holds the last piece's active set (cleared when the state is set
+    # from outside: SlinkySolver._touched)
     # the solve with closed coils locked (_locked_solve)
     active: np.ndarray  # (nj,) bool: the coils locked at their targets
+    guess: np.ndarray  # (nj,) bool: the last piece's, the next one's first guess
     prescribed: np.ndarray  # (nj,) bool: those and the anchor's joints
     change: np.ndarray  # (nj,) the prescribed joints' velocity changes
     joint_impulse: np.ndarray  # (nj,) the impulse each prescribed joint takes
@@ -142,8 +143,9 @@ def new_world_work(n: int, blocks: np.ndarray) -> WorldWork:
         lcp_rhs=np.zeros(nz), lcp_z=np.zeros(nz), tableau=np.zeros((nz + 1, nz + 2)),
         basis=np.zeros(nz, np.int64), column=np.zeros(2 * nz + 1, np.int64),
         free_velocity=np.zeros(nj), body=np.zeros((3, n)),
-        nolock=np.zeros(nj, np.bool_), state=np.zeros(5, np.int64),
-        active=np.zeros(nj, np.bool_), prescribed=np.zeros(nj, np.bool_),
+        nolock=np.zeros(nj, np.bool_), state=np.zeros(6, np.int64),
+        active=np.zeros(nj, np.bool_), guess=np.zeros(nj, np.bool_),
+        prescribed=np.zeros(nj, np.bool_),
         change=np.zeros(nj), joint_impulse=np.zeros(nj), loads=np.zeros((n, 3)),
         factored=workspace(n), group=np.zeros(n, np.int64),
         needed=np.zeros(MAX_CONTACTS, np.bool_), kept=np.zeros(MAX_CONTACTS, np.bool_))
@@ -171,25 +173,30 @@ def _centre_rate_x(q, R, E, U, body):
 
 
 @njit(**JIT)
-def _response(r, nrow, q, zeros, par, modes, fw, ww, armh, out):
-    """Mh^-1 g_r: the velocity change of a unit impulse along basis row r (a coil
-    joint, or a contact's normal or tangent), with the anchor as the step has it."""
+def _factor_free(q, par, modes, fw, ww, armh):
+    """impulse_response.factor with only the anchor's joints prescribed (as the step
+    has them): what _response needs."""
     nj = q.shape[0]
-    tau = fw.applied
-    presc = fw.prescribed
-    acc = fw.prescribed_acc
+    presc = ww.prescribed
     arm = fw.armature
-    fext = fw.bar_force
     for j in range(nj):
-        tau[j] = 0.0
         presc[j] = False
-        acc[j] = 0.0
         arm[j] = armh if j >= BASE else 0.0
     if modes.anchor_free != 0:
         presc[BASE] = True
     else:
         for j in range(BASE):
             presc[j] = True
+    factor(q, presc, arm, par.mass, par.inertia, par.radius, fw.ends, fw.bar_axes,
+           ww.factored)
+
+
+@njit(**JIT)
+def _response(r, nrow, zeros, par, fw, ww, out):
+    """Mh^-1 g_r: the velocity change of a unit impulse along basis row r (a coil
+    joint, or a contact's normal or tangent), from _factor_free's factorisation."""
+    tau = fw.applied
+    fext = ww.loads
     b = -1
     if r < nrow:
         tau[ww.rows[r]] = 1.0
@@ -205,12 +212,13 @@ def _response(r, nrow, q, zeros, par, modes, fw, ww, armh, out):
         fext[b, 0] = px * fy - py * fx
         fext[b, 1] = fx
         fext[b, 2] = fy
-    aba(q, zeros, tau, presc, acc, fext, arm, par.mass, par.inertia, par.radius, 0.0, out,
-        fw.joint_force, fw.ends, fw.bar_axes, fw.aba_rows)
+    respond(tau, ww.prescribed, zeros, fext, ww.factored, out, ww.joint_impulse)
     if b >= 0:
         fext[b, 0] = 0.0
         fext[b, 1] = 0.0
         fext[b, 2] = 0.0
+    else:
+        tau[ww.rows[r]] = 0.0
 
 
 @njit(**JIT)
@@ -414,7 +422,7 @@ def _locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus
     for c in range(m):  # kept whatever their place: the points on the surface
         ww.needed[c] = ww.gap[c] <= TOUCH
     pivots = 0
-    for it in range(MAX_LOCKED):
+    for _round in range(MAX_LOCKED):
         for j in range(nj):
             presc[j] = act[j]
             dvp[j] = 0.0
@@ -500,23 +508,29 @@ def _locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus
         for j in range(j0, nj):
             if act[j]:
                 lmax = max(lmax, abs(lam[j]))
-        first = -1
+        closing = 0
+        worst = -1  # the locked coil pulling hardest
         for j in range(j0, nj):
             if act[j]:
-                bad = lam[j] < -1e-9 * lmax
+                if lam[j] < -1e-9 * lmax and (worst < 0 or lam[j] < lam[worst]):
+                    worst = j
+            elif vplus[j] < -max(q[j] - tmin, 0.0) / h - 1e-12 / h:
+                ww.in_rows[j] = True  # to lock
+                closing += 1
             else:
-                bad = vplus[j] < -max(q[j] - tmin, 0.0) / h - 1e-12 / h
-            ww.in_rows[j] = bad  # the violations
-            if bad:
-                nv += 1
-                if first < 0:
-                    first = j
-        if nv == 0:
+                ww.in_rows[j] = False
+        if nv == 0 and closing == 0 and worst < 0:
             ww.state[3] = pivots
             return True
-        for j in range(j0, nj):  # (no coil flips when only a contact left out closed)
-            if ww.in_rows[j] and (it < BLOCK_PIVOTS or j == first):
-                act[j] = not act[j]
+        # Lock every coil closing past its bound at once; else free the one pulling
+        # hardest. (Flipping the pulling ones all at once too cycled: freed together,
+        # they closed together.)
+        if closing > 0:
+            for j in range(j0, nj):
+                if not act[j] and ww.in_rows[j]:
+                    act[j] = True
+        elif worst >= 0:
+            act[worst] = False
     ww.state[3] = pivots
     return False
 
@@ -545,10 +559,12 @@ def _full_solve(q, vf, h, m, rigid, j0, par, modes, fw, w, ww, armh, cnt):
                 nrow += 1
     for _round in range(MAX_ROUNDS):
         nb = nrow + 2 * m
+        _factor_free(q, par, modes, fw, ww, armh)
+        for j in range(nj):
+            fw.applied[j] = 0.0
         for r in range(nb):
-            _response(r, nrow, q, w.zeros, par, modes, fw, ww, armh, ww.response[r])
+            _response(r, nrow, w.zeros, par, fw, ww, ww.response[r])
             cnt.evaluations += 1
-        kinematics(q, R, E, U, fw.aba_rows)
         for r in range(nb):
             _basis_rates(nrow, m, ww.response[r], q, R, E, U, ww, ww.delassus[r])
         # the Delassus matrix is symmetric; its rows were filled column by column
@@ -654,10 +670,17 @@ def world_step(q, qd, sd, t, h, locked, target, par, modes, wpar, w, ww, cnt):
         ww.mu[c] = wpar.mu_static if abs(ut) < STICKING else wpar.mu
     rigid = modes.law == LAW_RIGID or modes.law == LAW_PAPER
     vplus = w.velocity_after
-    # the coils locked first: those touching at the last piece's end, or closing now
+    # the coils locked first: those the last piece locked (or, first, those touching),
+    # and those closing now
+    known = ww.state[5] == 1
     for j in range(nj):
-        ww.active[j] = rigid and j >= j0 and (locked[j] or q[j] + h * vf[j] < tmin)
+        ww.active[j] = rigid and j >= j0 and (
+            (ww.guess[j] if known else locked[j]) or q[j] + h * vf[j] < tmin)
+    ww.state[5] = 0
     if _locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, w.zeros, vplus, cnt):
+        for j in range(nj):
+            ww.guess[j] = ww.active[j]
+        ww.state[5] = 1
         off = 0  # the world impulses' place in ww.impulse
         nrow = 0
         loss = 0.0  # the kinetic energy the impulses took: -1/2 sum lam (u_f + u+)
@@ -830,5 +853,6 @@ def run_world(q, qd, sd, t, h, nsteps, locked, target, parameters, modes, work, 
             if ww.state[0] == 1:
                 _hand_over(q, qd, locked, par, md, w)
                 ww.state[0] = 0
+                ww.state[5] = 0
             t = step(q, qd, sd, t, h, locked, target, par, md, w, cnt)
     return t
