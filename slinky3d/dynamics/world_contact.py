@@ -15,8 +15,11 @@ with the world"; the law is docs/model.md section 11):
       v+ = v_f + Mh^-1 G^T lam,   q+ = q + h v+,
       gap + h (G v+)_n >= 0  complementary to  lam_n >= 0,
       |lam_t| <= mu lam_n, lam_t opposing the sliding velocity (G v+)_t.
-  Mh = M + T h C + T^2 h^2 K. Each column of the Delassus matrix G Mh^-1 G^T is one
-  articulated-body solve (an impulse response); Lemke's method solves it (lemke.py).
+  Mh = M + T h C + T^2 h^2 K. It is solved with the closed coils locked
+  (_locked_solve): the coils guessed closed are prescribed joints of one impulse-
+  response factorisation (impulse_response.py), only the world contacts form a small
+  LCP (Lemke's method, lemke.py), and the guess is checked against the whole problem
+  and corrected; the whole LCP (_full_solve) is the fallback.
 * A contact that reaches the surface stops there (zero restitution): its end-of-step
   gap is zero to first order. The bars turn during a step, so a point can end a little
   inside; it is held there, not pushed out (that would lift the Slinky: energy from
