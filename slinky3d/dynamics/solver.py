@@ -130,11 +130,8 @@ class SlinkySolver:
             self.locked[j0:] = touching
 
     def _touched(self) -> None:
-        """The state or the drives changed from outside: no cached dynamics, and no
-        active set of the world step's last piece to start from."""
+        """The state or the drives changed from outside: no cached dynamics."""
         self.work.small["dynamics_current"] = 0
-        if self._world_args is not None:
-            self.world_work.state[5] = 0
 
     def _first_joint(self) -> int:
         return chain.first_joint(self.free)

@@ -114,13 +114,10 @@ class WorldWork(NamedTuple):
     free_velocity: np.ndarray  # (nj,)
     body: np.ndarray  # (3, N) bar velocities (omega, v at O)
     nolock: np.ndarray  # (nj,) all False
-    state: np.ndarray  # (6,) int: in the world scheme (0/1), contacts, coil rows, pivots,
-    # the pieces the full LCP solved (the locked solve found no active set), and 1
-    # while `guess` holds the last piece's active set (cleared when the state is set
-    # from outside: SlinkySolver._touched)
+    state: np.ndarray  # (5,) int: in the world scheme (0/1), contacts, coil rows, pivots,
+    # and the pieces the full LCP solved (the locked solve found no active set)
     # the solve with closed coils locked (_locked_solve)
     active: np.ndarray  # (nj,) bool: the coils locked at their targets
-    guess: np.ndarray  # (nj,) bool: the last piece's, the next one's first guess
     prescribed: np.ndarray  # (nj,) bool: those and the anchor's joints
     change: np.ndarray  # (nj,) the prescribed joints' velocity changes
     joint_impulse: np.ndarray  # (nj,) the impulse each prescribed joint takes
@@ -146,8 +143,8 @@ def new_world_work(n: int, blocks: np.ndarray) -> WorldWork:
         lcp_rhs=np.zeros(nz), lcp_z=np.zeros(nz), tableau=np.zeros((nz + 1, nz + 2)),
         basis=np.zeros(nz, np.int64), column=np.zeros(2 * nz + 1, np.int64),
         free_velocity=np.zeros(nj), body=np.zeros((3, n)),
-        nolock=np.zeros(nj, np.bool_), state=np.zeros(6, np.int64),
-        active=np.zeros(nj, np.bool_), guess=np.zeros(nj, np.bool_),
+        nolock=np.zeros(nj, np.bool_), state=np.zeros(5, np.int64),
+        active=np.zeros(nj, np.bool_),
         prescribed=np.zeros(nj, np.bool_),
         change=np.zeros(nj), joint_impulse=np.zeros(nj), loads=np.zeros((n, 3)),
         factored=workspace(n), group=np.zeros(n, np.int64),
@@ -673,17 +670,11 @@ def world_step(q, qd, sd, t, h, locked, target, par, modes, wpar, w, ww, cnt):
         ww.mu[c] = wpar.mu_static if abs(ut) < STICKING else wpar.mu
     rigid = modes.law == LAW_RIGID or modes.law == LAW_PAPER
     vplus = w.velocity_after
-    # the coils locked first: those the last piece locked (or, first, those touching),
-    # and those closing now
-    known = ww.state[5] == 1
+    # the coils locked first: those touching at the last piece's end (or, entering the
+    # scheme, the event-driven step's locked ones), and those closing now
     for j in range(nj):
-        ww.active[j] = rigid and j >= j0 and (
-            (ww.guess[j] if known else locked[j]) or q[j] + h * vf[j] < tmin)
-    ww.state[5] = 0
+        ww.active[j] = rigid and j >= j0 and (locked[j] or q[j] + h * vf[j] < tmin)
     if _locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, w.zeros, vplus, cnt):
-        for j in range(nj):
-            ww.guess[j] = ww.active[j]
-        ww.state[5] = 1
         off = 0  # the world impulses' place in ww.impulse
         nrow = 0
         loss = 0.0  # the kinetic energy the impulses took: -1/2 sum lam (u_f + u+)
@@ -856,6 +847,5 @@ def run_world(q, qd, sd, t, h, nsteps, locked, target, parameters, modes, work, 
             if ww.state[0] == 1:
                 _hand_over(q, qd, locked, par, md, w)
                 ww.state[0] = 0
-                ww.state[5] = 0
             t = step(q, qd, sd, t, h, locked, target, par, md, w, cnt)
     return t
