@@ -17,6 +17,7 @@ MAX_CONTACTS = 128  # world contacts of one Slinky at once (the nearest are kept
 NEAR = 0.01  # m: a point this near the world (plus two steps' travel) needs this scheme
 MARGIN = 2e-3  # m: a contact enters the solve this far out (plus a step's travel)
 CORNER_REACH = 5e-3  # m: a bar this far past a corner has gone by it, not into it
+INSIDE = 1e-6  # m: a point this far into a block has gone in (not resting on it)
 
 
 def corners_of(blocks: np.ndarray) -> np.ndarray:
@@ -141,9 +142,22 @@ def detect(q, v, h, par, wpar, ww, E, U):
         if d < reach:
             m = _add_contact(m, b, at, 0.0, 1.0, d, ww)
         for i in range(blocks.shape[0]):
-            d, nx, ny = _block_distance(px, py, blocks[i, 0], blocks[i, 1], blocks[i, 2])
+            x0 = blocks[i, 0]
+            x1 = blocks[i, 1]
+            top = blocks[i, 2]
+            d, nx, ny = _block_distance(px, py, x0, x1, top)
             if d < reach:
                 m = _add_contact(m, b, at, nx, ny, d, ww)
+            if d < -INSIDE:
+                # a point gone in beside an edge: held by the other face too, or, its
+                # nearest face a side, it would sink through the top unopposed
+                if ny == 0.0 and py - top > -CORNER_REACH:
+                    m = _add_contact(m, b, at, 0.0, 1.0, py - top, ww)
+                elif ny != 0.0:
+                    dx = max(x0 - px, px - x1)
+                    if dx > -CORNER_REACH:
+                        m = _add_contact(m, b, at, -1.0 if px < 0.5 * (x0 + x1) else 1.0,
+                                         0.0, dx, ww)
     corners = ww.corners
     two_r = 2.0 * R
     for i in range(corners.shape[0]):

@@ -218,3 +218,26 @@ landing = 0.3
     assert scene.world.stairs.step_at(*ends[0], 0.01) == 0  # its bottom on the landing
     assert ends[:, 0].max() < 0.0 + 0.01  # all of it on the landing's side of the edge
     assert not sim.rollbacks
+
+
+def test_a_world_never_touched_leaves_the_trajectory_as_without_one():
+    """Let go of and falling, collapsing coil on coil, far above a floor and beside a
+    staircase it never reaches: only the event-driven step runs, as in a scene without
+    a world (the world's scheme changes nothing it does not touch)."""
+    base = "[slinky]\npreset = 'plastic'\nC_D = 2e-3\n"
+    far = base + """[world]
+floor = -50.0
+[world.stairs]
+top = [3.0, 0.0]
+height = 0.1
+depth = 0.2
+count = 3
+"""
+    sims = [Simulation(loads(text)) for text in (base, far)]
+    assert sims[1].scene.world.solid and not sims[0].scene.world.solid
+    for sim in sims:
+        sim.let_go(0)
+        sim.advance_to(0.5)
+    a, b = (chain.end_points(sim.slinkies[0].q, sim.slinkies[0].p.R) for sim in sims)
+    assert sims[0].slinkies[0].impacts > 0  # it collapsed on the way
+    assert np.abs(a - b).max() < 1e-9

@@ -1,0 +1,156 @@
+"""Impulse responses of the chain at rest from one factorisation: the articulated-body
+algorithm's inertia pass done once, then any number of right-hand sides at O(N) each.
+
+An impulse response (zero velocities, no gravity) depends on q, the prescribed set
+and the armature only through the articulated inertias of pass 2; its loads (joint
+impulses, bar impulses, the prescribed joints' velocity changes) enter only through
+the bias recursion of pass 2 and through pass 3. `factor` computes and keeps the
+inertia part; `respond` then costs a fraction of a full `articulated_body.aba` call.
+The world step's contact solve needs one response per contact direction, all with
+the same joints locked (docs/solver.md, "Contact with the world").
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from slinky3d.dynamics.articulated_body import (
+    CO,
+    EX,
+    EY,
+    FM,
+    I00,
+    I01,
+    I02,
+    I11,
+    I12,
+    I22,
+    JIT,
+    P0,
+    P1,
+    P2,
+    S0,
+    S1,
+    S2,
+    SN,
+    UD,
+    Y0,
+    Y1,
+    Y2,
+    kinematics,
+)
+from slinky3d.model.chain import BASE
+
+DI = 18  # free joints: 1 / D (a row of the workspace that aba leaves unused)
+
+
+@njit(**JIT, fastmath=FM)
+def factor(q, presc, armature, m, I, R, E, U, ws):  # noqa: E741
+    """The inertia part of pass 2 with the joints `presc` prescribed, kept in ws (an
+    `articulated_body.workspace`): the motion subspaces; per free joint Y = I^A S / D
+    and 1 / D; per prescribed joint its articulated inertia. Fills E, U."""
+    nj = q.shape[0]
+    kinematics(q, R, E, U, ws)
+    ws[S0, 0], ws[S1, 0], ws[S2, 0] = 0.0, 1.0, 0.0
+    ws[S0, 1], ws[S1, 1], ws[S2, 1] = 0.0, 0.0, 1.0
+    ws[S0, 2], ws[S1, 2], ws[S2, 2] = 1.0, E[0, 1], -E[0, 0]
+    for k in range(nj - BASE):  # no recurrence: vectorized
+        j = k + BASE
+        sg = 1 - 2 * (k & 1)
+        ws[S0, j] = sg
+        ws[S1, j] = sg * ws[EY, k]
+        ws[S2, j] = -sg * ws[EX, k]
+    b00 = b01 = b02 = b11 = b12 = b22 = 0.0
+    for j in range(nj - 1, -1, -1):
+        s0 = ws[S0, j]
+        s1 = ws[S1, j]
+        s2 = ws[S2, j]
+        if j >= BASE:
+            k = j - BASE
+            cx = ws[EX, k] + R * ws[CO, k]
+            cy = ws[EY, k] + R * ws[SN, k]
+            m00 = I + m * (cx * cx + cy * cy)
+            m01 = -m * cy
+            m02 = m * cx
+            m11 = m
+        else:
+            m00 = m01 = m02 = m11 = 0.0
+        a00 = b00 + m00
+        a01 = b01 + m01
+        a02 = b02 + m02
+        a11 = b11 + m11
+        a12 = b12
+        a22 = b22 + m11
+        if presc[j]:
+            ws[I00, j] = a00
+            ws[I01, j] = a01
+            ws[I02, j] = a02
+            ws[I11, j] = a11
+            ws[I12, j] = a12
+            ws[I22, j] = a22
+            b00, b01, b02, b11, b12, b22 = a00, a01, a02, a11, a12, a22
+        else:
+            x0 = a00 * s0 + a01 * s1 + a02 * s2
+            x1 = a01 * s0 + a11 * s1 + a12 * s2
+            x2 = a02 * s0 + a12 * s1 + a22 * s2
+            di = 1.0 / (s0 * x0 + s1 * x1 + s2 * x2 + armature[j])
+            ws[Y0, j] = x0 * di
+            ws[Y1, j] = x1 * di
+            ws[Y2, j] = x2 * di
+            ws[DI, j] = di
+            b00 = a00 - (x0 * x0) * di
+            b01 = a01 - (x0 * x1) * di
+            b02 = a02 - (x0 * x2) * di
+            b11 = a11 - (x1 * x1) * di
+            b12 = a12 - (x1 * x2) * di
+            b22 = a22 - (x2 * x2) * di
+
+
+@njit(**JIT, fastmath=FM)
+def respond(tau, presc, dv_p, fext, ws, dv, force):
+    """The velocity change dv (all joints) for joint impulses tau on the free joints,
+    bar impulses fext (N, 3) (world, about O) and the prescribed joints' velocity
+    changes dv_p; force gets the impulse each prescribed joint takes (0 elsewhere).
+    `factor` with the same presc must come first."""
+    nj = dv.shape[0]
+    r0 = r1 = r2 = 0.0
+    for j in range(nj - 1, -1, -1):
+        if j >= BASE:
+            k = j - BASE
+            r0 -= fext[k, 0]
+            r1 -= fext[k, 1]
+            r2 -= fext[k, 2]
+        if presc[j]:
+            ws[P0, j] = r0
+            ws[P1, j] = r1
+            ws[P2, j] = r2
+            e = dv_p[j]
+            e0 = ws[S0, j] * e
+            e1 = ws[S1, j] * e
+            e2 = ws[S2, j] * e
+            r0 += ws[I00, j] * e0 + ws[I01, j] * e1 + ws[I02, j] * e2
+            r1 += ws[I01, j] * e0 + ws[I11, j] * e1 + ws[I12, j] * e2
+            r2 += ws[I02, j] * e0 + ws[I12, j] * e1 + ws[I22, j] * e2
+        else:
+            u = tau[j] - (ws[S0, j] * r0 + ws[S1, j] * r1 + ws[S2, j] * r2)
+            ws[UD, j] = u * ws[DI, j]
+            r0 += ws[Y0, j] * u
+            r1 += ws[Y1, j] * u
+            r2 += ws[Y2, j] * u
+    a0 = a1 = a2 = 0.0
+    for j in range(nj):
+        if presc[j]:
+            x = dv_p[j]
+        else:
+            x = ws[UD, j] - (ws[Y0, j] * a0 + ws[Y1, j] * a1 + ws[Y2, j] * a2)
+        dv[j] = x
+        a0 += ws[S0, j] * x
+        a1 += ws[S1, j] * x
+        a2 += ws[S2, j] * x
+        if presc[j]:
+            f0 = ws[I00, j] * a0 + ws[I01, j] * a1 + ws[I02, j] * a2 + ws[P0, j]
+            f1 = ws[I01, j] * a0 + ws[I11, j] * a1 + ws[I12, j] * a2 + ws[P1, j]
+            f2 = ws[I02, j] * a0 + ws[I12, j] * a1 + ws[I22, j] * a2 + ws[P2, j]
+            force[j] = ws[S0, j] * f0 + ws[S1, j] * f1 + ws[S2, j] * f2
+        else:
+            force[j] = 0.0
