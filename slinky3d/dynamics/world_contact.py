@@ -50,7 +50,7 @@ from slinky3d.dynamics.articulated_body import (
 from slinky3d.dynamics.forces import derivatives, set_base
 from slinky3d.dynamics.impulse_response import factor, respond
 from slinky3d.dynamics.lemke import lemke
-from slinky3d.dynamics.step import step
+from slinky3d.dynamics.step import step, step_start
 from slinky3d.dynamics.workspace import (
     ForceWork,
     Work,
@@ -830,7 +830,9 @@ def run_world(q, qd, sd, t, h, nsteps, locked, target, parameters, modes, work, 
     w = Work(ForceWork(*work[0]), *work[1:])
     ww = WorldWork(*world_work)
     fw = w.forces
-    for _ in range(nsteps):
+    t0 = t
+    for i in range(nsteps):
+        t = step_start(t0, h, i, t)
         kinematics(q, par.radius, fw.ends, fw.bar_axes, fw.aba_rows)
         if near(q, qd, h, par, wpar, ww, fw.ends, fw.bar_axes):
             rate = 0.0
