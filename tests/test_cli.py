@@ -102,7 +102,7 @@ def test_several_slinkies_round_trip(capsys, fake, tmp_path):
     (["simulate", "1Pa", "--set", "slinky.C_D=-1"], "--set: slinky.C_D: must be in [0, 1000]"),
     (["simulate", "1Pa", "--set", "slinky.CD=1"], "did you mean 'C_D'"),
     (["simulate", "1Pa", "--set", "oops"], "expected KEY=VALUE"),
-    (["simulate", "1Pa", "--out", "/no/such/dir/x.npz"], "cannot write /no/such/dir/x.npz"),
+    (["simulate", "1Pa", "--out", "/no/such/dir/x.npz"], "--out: folder /no/such/dir does not"),
     (["figure", "1Pa", "--times", "garbage"], "--times 'garbage'"),
     (["figure", "1Pa", "--times", "1:0:0.1"], "start <= stop"),
     (["figure", "1Pa"], "--times"),

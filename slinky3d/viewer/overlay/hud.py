@@ -204,7 +204,8 @@ class Hud:
         if view.paused:
             line += "    PAUSED"
         imgui.text(line)
-        imgui.text(f"real time \u00d7{snap.real_time_factor:.2f}    {view.fps:3.0f} FPS    "
+        rate = "preparing" if view.preparing else f"real time \u00d7{snap.real_time_factor:.2f}"
+        imgui.text(f"{rate}    {view.fps:3.0f} FPS    "
                    + count_text(contacts, "contact") + ("    side view" if view.side_view else ""))
         if snap.behind:
             imgui.text_colored((1.0, 0.7, 0.3, 1.0), "behind real time: the machine can't "
