@@ -110,6 +110,7 @@ def test_every_key_does_what_it_says(tmp_path):
                 pytest.fail(f"no check for {tag}")
     assert r["pictures"]
     assert r["notice"] == "preparing the physics (first run only)" and r["no_notice"] == ""
+    assert r["preparing"] == [True, False]  # the HUD's "preparing", not a rate, before a step
     assert r["set_overlay"] == ["front", False]
     load, g, mass_ratio, shown = r["apply"]
     assert load == "Load" and g == 1.62 and mass_ratio == pytest.approx(1.5) and shown
