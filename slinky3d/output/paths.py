@@ -23,7 +23,6 @@ from slinky3d.errors import SlinkyError, one_line
 REASONS = {
     errno.EISDIR: "it is a folder",
     errno.ENOTDIR: "a folder on its path is a file",
-    errno.ENOENT: "its folder does not exist",
 }
 
 
