@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from slinky3d.errors import SlinkyError, one_line
+from slinky3d.errors import SlinkyError, note, one_line
 from slinky3d.output import DEFAULT_FPS, DEFAULT_SOLVER, REALTIME, REFERENCE, SOLVERS
 from slinky3d.version import __version__
 from slinky3d.viewer import WINDOW_SIZE
@@ -268,7 +268,7 @@ def _record(sc: Any, duration: float, fps: float, solver: str) -> tuple[dict, di
         raise SlinkyError(f"{duration:g} s at {fps:g} samples/s is {n:.3g} samples, "
                           f"{size / 2**30:.3g} GiB: more than the {MAX_RECORD_BYTES // 2**30} GiB "
                           "a run may keep in memory; lower --duration or --fps")
-    return record(sc, duration, fps, solver=solver)
+    return record(sc, duration, fps, solver=solver, say=note)
 
 
 def _meta(sc: Any, args: argparse.Namespace, stats: dict, fps: float) -> dict[str, Any]:
@@ -283,11 +283,13 @@ def _meta(sc: Any, args: argparse.Namespace, stats: dict, fps: float) -> dict[st
 # GL, and `slinky3d --help` loads no solver.
 def cmd_simulate(args: argparse.Namespace) -> int:
     from slinky3d.output import trajectory
+    from slinky3d.output.paths import check_output
     from slinky3d.scene import loader
 
     sc = loader.load(args.scene, args.set)
     duration = sc.duration if args.duration is None else args.duration
-    out = args.out or Path(Path(sc.path).stem + ".npz")
+    out = args.out or Path(Path(sc.path).stem + trajectory.EXTENSION)
+    check_output(out, "--out", (trajectory.EXTENSION,), "trajectory")  # before the run
     data, stats = _record(sc, duration, args.fps, args.solver)
     trajectory.save(out, data, _meta(sc, args, stats, args.fps))
     print(summary(Path(sc.path).stem, stats, args.solver, out))
@@ -305,20 +307,23 @@ def summary(name: str, stats: dict, solver: str, out: Path) -> str:
 
 def cmd_figure(args: argparse.Namespace) -> int:
     from slinky3d.output import figure
+    from slinky3d.output.paths import check_output
 
     times = figure.parse_times(args.times)
-    # Every source is read and validated before any of them is simulated.
+    # Every source is read and validated, and the output checked, before any of them is
+    # simulated.
     opened = [_open_source(src, args) for src in args.scene]
+    stems = [o[1] if isinstance(o, tuple) else Path(o.path).stem for o in opened]
+    out = args.out or Path("-vs-".join(stems) + ".png")
+    check_output(out, "--out", figure.EXTENSIONS, "figure")
     runs = [_run_source(o, args, times) for o in opened]
     traj = figure.combine([r[0] for r in runs], times)
-    stems = [r[2] for r in runs]
     if len(runs) == 1:
         title, names = runs[0][1], runs[0][3]
     else:  # several runs: each Slinky is labelled with its run's title
         title = ""
         names = [f"{r[1]}{': ' + n if n else ''}" for r in runs for n in r[3]]
     title = args.title if args.title is not None else title
-    out = args.out or Path("-vs-".join(stems) + ".png")
     figure.draw(traj, out, layout=args.layout, title=title, names=names)
     print(f"{', '.join(stems)}: {len(times)} instants, {times[0]:g}..{times[-1]:g} s -> {out}")
     return 0
@@ -405,6 +410,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         raise SlinkyError("--jobs sets the local pool; with --cluster the cluster's "
                           "workers run the points")
     spec = sweep.read_spec(args.spec, args.duration)
+    sweep.outputs(args.out or spec.out, "--out" if args.out else f"{spec.stem}: out")
     jobs = min(args.jobs or os.cpu_count() or 1, len(spec.points()))
     t0 = time.perf_counter()
     outcomes = sweep.run(spec, jobs=jobs, cluster=args.cluster, progress=not args.quiet)

@@ -1,9 +1,18 @@
-"""User-facing errors: each carries one clear sentence, printed without a traceback."""
+"""User-facing errors: each carries one clear sentence, printed without a traceback;
+and the command line's notes on stderr."""
+
+import sys
 
 
 def one_line(text: str) -> str:
     """text with its line breaks written as escapes (a user's key or value may hold them)."""
     return text.replace("\r", "\\r").replace("\n", "\\n")
+
+
+def note(text: str) -> None:
+    """A one-line note to the user on stderr, `slinky3d: text` (stdout keeps the
+    results)."""
+    print(f"slinky3d: {one_line(text)}", file=sys.stderr, flush=True)
 
 
 def error_line(e: BaseException) -> str:

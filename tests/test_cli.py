@@ -102,7 +102,7 @@ def test_several_slinkies_round_trip(capsys, fake, tmp_path):
     (["simulate", "1Pa", "--set", "slinky.C_D=-1"], "--set: slinky.C_D: must be in [0, 1000]"),
     (["simulate", "1Pa", "--set", "slinky.CD=1"], "did you mean 'C_D'"),
     (["simulate", "1Pa", "--set", "oops"], "expected KEY=VALUE"),
-    (["simulate", "1Pa", "--out", "/no/such/dir/x.npz"], "cannot write /no/such/dir/x.npz"),
+    (["simulate", "1Pa", "--out", "/no/such/dir/x.npz"], "--out: folder /no/such/dir does not"),
     (["figure", "1Pa", "--times", "garbage"], "--times 'garbage'"),
     (["figure", "1Pa", "--times", "1:0:0.1"], "start <= stop"),
     (["figure", "1Pa"], "--times"),
@@ -199,3 +199,133 @@ def test_a_broken_recording_is_one_line(capsys, fake, tmp_path):
                                                              "--times", "0")
     np.savez(tmp_path / "other.npz", x=np.zeros(3))
     assert "not a slinky3d recording" in fails(capsys, "figure", "other.npz", "--times", "0")
+
+
+# -- outputs, checked before any work, in one wording --------------------------------
+# (argv with OUT where the output goes, the option named, the extension it takes, the
+# kind of file in the message)
+OUTPUTS = [
+    (["simulate", "1Pa", "--out", "OUT"], "--out", ".npz", "trajectory"),
+    (["figure", "1Pa", "--times", "0", "--out", "OUT"], "--out", ".png", "figure"),
+    (["screenshot", "1Pa", "--out", "OUT"], "--out", ".png", "image"),
+    (["record", "1Pa", "--out", "OUT"], "--out", ".mp4", "film"),
+    (["run", "1Pa", "--log-state", "OUT"], "--log-state", ".npz", "session"),
+]
+
+
+@pytest.fixture
+def no_work(monkeypatch, fake):
+    """Every command's work (a run, a render, a film, a window, a sweep) fails the test:
+    a bad output must be found before any of it."""
+    from slinky3d.output import sweep
+    from slinky3d.viewer import jobs
+    from slinky3d.viewer.app import play
+    from slinky3d.viewer.film import filming
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("work was done before the output was checked")
+
+    for module, name in ((jobs, "Simulation"), (jobs, "warm_up"), (filming, "film"),
+                         (filming, "film_session"), (play, "SimThread"), (sweep, "run")):
+        monkeypatch.setattr(module, name, refuse)
+    yield
+    assert fake == []  # no trajectory computed
+
+
+def _with_out(argv, out):
+    return [out if a == "OUT" else a for a in argv]
+
+
+@pytest.mark.parametrize("argv,option,ext,kind", OUTPUTS)
+def test_every_output_is_checked_before_any_work_in_one_wording(capsys, no_work, argv,
+                                                                 option, ext, kind):
+    Path("afile").write_text("x")
+    Path(f"d{ext}").mkdir()
+    cases = [
+        (f"no/such/x{ext}", f"{option}: folder no/such does not exist"),
+        (f"d{ext}", f"{option}: cannot write d{ext}: it is a folder"),
+        (f"afile/x{ext}", f"{option}: afile is a file, not a folder"),
+        (f"afile/sub/x{ext}", f"{option}: afile is a file, not a folder"),
+        ("x.txt", f"{option}: unknown {kind} extension '.txt' of x.txt (known: "),
+    ]
+    for out, says in cases:
+        err = fails(capsys, *_with_out(argv, out))
+        assert err.startswith(f"slinky3d: error: {says}"), (out, err)
+    assert sorted(p.name for p in Path().iterdir()) == ["afile", f"d{ext}"]  # none left
+
+
+@pytest.mark.parametrize("argv,option,ext,kind", OUTPUTS)
+def test_an_unwritable_output_names_the_reason_not_errno(capsys, no_work, monkeypatch,
+                                                          argv, option, ext, kind):
+    import errno
+
+    from slinky3d.output import paths
+
+    real_open = os.open
+
+    def denied(path, flags, *args, **kwargs):
+        if Path(path).name == f"x{ext}" and flags & os.O_WRONLY:
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(paths.os, "open", denied)
+    err = fails(capsys, *_with_out(argv, f"x{ext}"))
+    assert err == (f"slinky3d: error: {option}: cannot write x{ext}: "
+                   f"{os.strerror(errno.EACCES)}\n")
+
+
+def test_a_sweeps_outputs_are_checked_before_its_points_run(capsys, no_work):
+    Path("afile").write_text("x")
+    Path("d.csv").mkdir()
+    assert fails(capsys, "sweep", "walking", "--out", "afile/map").startswith(
+        "slinky3d: error: --out: afile is a file, not a folder")
+    assert fails(capsys, "sweep", "walking", "--out", "d").startswith(
+        "slinky3d: error: --out: cannot write d.csv: it is a folder")
+
+
+def test_a_trajectory_written_to_a_device_keeps_its_name(capsys, fake):
+    """A device or pipe is written whatever its name: the extension is not asked."""
+    rc, out, err = run(capsys, "simulate", "1Pa", "--duration", "0.01", "--out", os.devnull)
+    assert rc == 0 and err == "" and fake
+
+
+# -- names: did you mean --------------------------------------------------------------
+@pytest.mark.parametrize("argv,says", [
+    (["simulate", "hanging-plastik"], "no such scene file; did you mean 'hanging-plastic'?"),
+    (["figure", "1pa", "--times", "0"], "no such scene file; did you mean '1Pa'?"),
+    (["screenshot", "stairz"], "no such scene file; did you mean 'stairs'?"),
+    (["sweep", "walkin"], "no such sweep spec; did you mean 'walking'?"),
+    (["simulate", "qqqqqqq"], "no such scene file (shipped scenes: 1Pa, "),
+])
+def test_misspelt_scene_and_sweep_names_get_a_suggestion(capsys, fake, argv, says):
+    assert says in fails(capsys, *argv)
+
+
+# -- the first run's compile ---------------------------------------------------------
+def test_warm_kernels_say_nothing():
+    from slinky3d.dynamics.solver import kernels_ready, warm_up
+
+    said: list[str] = []
+    warm_up()
+    assert kernels_ready()
+    warm_up(said.append)
+    assert said == []
+
+
+@pytest.mark.slow
+def test_the_first_run_says_it_compiles_and_the_next_does_not(tmp_path):
+    """With numba's cache folder empty the kernels are compiled (about a minute): the
+    command says so once on stderr; the next run loads them from that cache, silently."""
+    from slinky3d.dynamics.solver import COMPILING
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    argv = [sys.executable, "-m", "slinky3d", "simulate", "1Pa", "--solver", "realtime",
+            "--duration", "0.01", "--out", "a.npz"]
+    said = []
+    for _ in range(2):
+        r = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True,
+                           timeout=900)
+        assert r.returncode == 0, r.stderr
+        said.append(r.stderr.count(COMPILING))
+    assert said == [1, 0]
+    assert (tmp_path / "a.npz").is_file() and any((tmp_path / "cache").rglob("*.nbi"))

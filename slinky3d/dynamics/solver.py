@@ -9,8 +9,11 @@ on grab commands. Several Slinkies are several instances.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
+from numba.core.registry import CPUDispatcher
 
 from slinky3d.dynamics.articulated_body import energy as aba_energy
 from slinky3d.dynamics.articulated_body import energy_parts
@@ -551,9 +554,35 @@ class SlinkySolver:
         self.rest = rest.copy()
 
 
-def warm_up() -> None:
+COMPILING = ("compiling the simulation kernels (the first run only, about a minute; "
+             "numba caches them)")
+
+
+def kernels_ready() -> bool:
+    """Whether `warm_up` will only load the kernels, not compile them: each kernel this
+    module calls (the roots of all the others) is compiled in this process already, or
+    numba's on-disk cache holds an index for it that numba accepts (same numba, source
+    unchanged since)."""
+    kernel: Any  # numba's cache object is private: no types for it
+    for kernel in (v for v in globals().values() if isinstance(v, CPUDispatcher)):
+        if kernel.signatures:
+            continue
+        try:
+            # numba's own check: {} when the index is missing or stale
+            index = kernel._cache._cache_file._load_index()
+        except Exception:  # noqa: BLE001 - no cache (cache=False), or another numba
+            return False
+        if not index:
+            return False
+    return True
+
+
+def warm_up(say: Callable[[str], object] | None = None) -> None:
     """Load (or compile) the compiled kernels on a tiny chain, so that timings of a
-    real run measure the solver and not numba's cache loading."""
+    real run measure the solver and not numba's cache loading. When they must be
+    compiled, `say` is told so (COMPILING) first: a minute's silence looks like a hang."""
+    if say is not None and not kernels_ready():
+        say(COMPILING)
     from slinky3d.model.params import preset
     from slinky3d.scene.spec import ContactSpec, EndSpec
 

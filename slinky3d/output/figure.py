@@ -19,6 +19,7 @@ import numpy as np
 
 from slinky3d.errors import SlinkyError
 from slinky3d.model.chain import TOUCHING
+from slinky3d.output.paths import cannot_write
 from slinky3d.output.trajectory import Trajectory
 
 LAYOUTS = ("panels", "overlay")
@@ -104,6 +105,9 @@ def _limits(traj: Trajectory, idx: list[int]) -> tuple[np.ndarray, np.ndarray]:
     want = np.array([max(size[0], 0.4 * size[1]), max(size[1], 0.3 * size[0])])
     mid = (lo + hi) / 2
     return mid - want / 2, mid + want / 2
+
+
+EXTENSIONS = (".png", ".pdf", ".svg")  # the formats `figure --out` takes, by name
 
 
 def draw(traj: Trajectory, out: str | Path, layout: str = "panels", title: str = "",
@@ -209,7 +213,7 @@ def draw(traj: Trajectory, out: str | Path, layout: str = "panels", title: str =
     try:
         fig.savefig(out)
     except (OSError, ValueError) as e:
-        raise SlinkyError(f"cannot write {out}: {e}") from None
+        raise cannot_write("", out, e) from None
     return out
 
 

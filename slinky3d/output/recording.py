@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -53,8 +53,10 @@ def _track(spec: SlinkySpec, t: np.ndarray, qs: Sequence[np.ndarray],
 
 
 def record(scene: Scene, duration: float, fps: float = DEFAULT_FPS,
-           solver: str = DEFAULT_SOLVER) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Sample a run at t = 0, 1/fps, ... <= duration.  Returns (arrays, stats)."""
+           solver: str = DEFAULT_SOLVER, say: Callable[[str], object] | None = None
+           ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Sample a run at t = 0, 1/fps, ... <= duration.  Returns (arrays, stats). `say`
+    is told when the real-time solver's kernels must be compiled first."""
     if solver not in SOLVERS:
         raise SlinkyError(f"unknown solver {solver!r} (known: {', '.join(SOLVERS)})")
     n = int(math.floor(duration * fps + 1e-9)) + 1
@@ -63,7 +65,7 @@ def record(scene: Scene, duration: float, fps: float = DEFAULT_FPS,
     stats: dict[str, Any] = {"sim_time": float(times[-1]), "steps": 0, "impacts": 0,
                              "energy_change": 0.0, "solver": solver}
     if solver == REALTIME:
-        warm_up()
+        warm_up(say)
     t0 = time.perf_counter()
     if solver == REALTIME:
         h, per = grid_step(scene.dt, 1.0 / fps)

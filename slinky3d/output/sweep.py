@@ -24,10 +24,11 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from slinky3d.errors import SlinkyError
+from slinky3d.errors import SlinkyError, note
 from slinky3d.output import DEFAULT_FPS, walk
+from slinky3d.output.paths import check_folder, check_output
 from slinky3d.resources import data_dir, shipped_names, sweep_path
-from slinky3d.scene.validate import Context, Table, type_name
+from slinky3d.scene.validate import Context, Table, did_you_mean, type_name
 
 SPEC_KEYS = ("title", "scene", "duration", "fps", "set", "out", "grid", "map", "walk")
 MAP_KEYS = ("x", "y", "panels")
@@ -134,8 +135,10 @@ def read_spec(name: str | Path, duration: float | None = None) -> Spec:
 
     path = sweep_path(str(name))
     if not path.is_file():
-        what = "is a directory, not a sweep spec" if path.is_dir() else "no such sweep spec"
-        raise SlinkyError(f"{name}: {what} (shipped sweeps: {', '.join(shipped_names('sweeps'))})")
+        names = shipped_names("sweeps")
+        what = ("is a directory, not a sweep spec" if path.is_dir()
+                else "no such sweep spec" + did_you_mean(Path(name).stem, names))
+        raise SlinkyError(f"{name}: {what} (shipped sweeps: {', '.join(names)})")
     try:
         doc = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as e:
@@ -257,8 +260,9 @@ def _scene_file(t: Table, here: Path) -> Path:
                                                        else name + ".toml")):
             if p.is_file():
                 return p
+    names = shipped_names("scenes")
     t.fail("scene", f"no scene file '{name}' beside the spec nor a shipped scene of that "
-                    f"name (shipped: {', '.join(shipped_names('scenes'))})")
+                    f"name{did_you_mean(Path(name).stem, names)} (shipped: {', '.join(names)})")
 
 
 # ------------------------------------------------------------------------------ run
@@ -321,8 +325,17 @@ def run(spec: Spec, jobs: int | None = None, cluster: str | None = None,
         progress: bool = True) -> list[Outcome]:
     """Run every grid point, on `jobs` local processes or on the Dask cluster at
     `cluster`; the outcomes in grid order."""
+    global _warm
     points = spec.points()
     from tqdm import tqdm  # type: ignore[import-untyped]  # no stubs shipped
+
+    from slinky3d.dynamics.solver import warm_up
+
+    if cluster is None and not _warm:
+        # Here, before the bar: the first run's compile is said once, and the workers
+        # then load the kernels from numba's cache rather than each compiling them.
+        warm_up(note)
+        _warm = True
 
     # disable=None: a bar on a terminal only, so logs and tests stay clean
     with tqdm(total=len(points), desc=spec.stem, unit="point", file=sys.stderr,
@@ -482,11 +495,21 @@ def draw_map(spec: Spec, outcomes: Sequence[Outcome], path: Path) -> None:
     fig.savefig(path, dpi=120)
 
 
-def write(spec: Spec, outcomes: Sequence[Outcome], prefix: str | Path) -> tuple[Path, Path]:
-    """Write PREFIX.csv and PREFIX.png (folders made as needed); their paths."""
+def outputs(prefix: str | Path, option: str = "--out") -> tuple[Path, Path]:
+    """PREFIX.csv and PREFIX.png, checked before any point runs (their folder made as
+    needed)."""
     prefix = Path(prefix)
-    prefix.parent.mkdir(parents=True, exist_ok=True)
     table, picture = prefix.with_name(prefix.name + ".csv"), prefix.with_name(prefix.name + ".png")
+    check_folder(prefix.parent, option, create=True)
+    for path in (table, picture):
+        check_output(path, option)
+    return table, picture
+
+
+def write(spec: Spec, outcomes: Sequence[Outcome], prefix: str | Path,
+          option: str = "--out") -> tuple[Path, Path]:
+    """Write PREFIX.csv and PREFIX.png (folders made as needed); their paths."""
+    table, picture = outputs(prefix, option)
     write_table(spec, outcomes, table)
     draw_map(spec, outcomes, picture)
     return table, picture

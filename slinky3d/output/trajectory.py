@@ -17,6 +17,9 @@ from typing import Any
 import numpy as np
 
 from slinky3d.errors import SlinkyError
+from slinky3d.output.paths import cannot_write
+
+EXTENSION = ".npz"  # what `simulate` and `run --log-state` write, whatever the name
 
 PER_SLINKY = ("ends", "theta", "theta_dot", "energy", "n_contacts", "params")
 
@@ -99,7 +102,7 @@ def save(path: str | Path, data: dict[str, Any], meta: dict[str, Any]) -> Path:
         with open(path, "wb") as f:
             np.savez_compressed(f, **arrays)
     except OSError as e:
-        raise SlinkyError(f"cannot write {path}: {e.strerror or e}") from None
+        raise cannot_write("", path, e) from None
     return path
 
 

@@ -8,14 +8,14 @@ resolution, so an MP4's width and height must be even.
 
 from __future__ import annotations
 
-import os
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
-from slinky3d.errors import SlinkyError, one_line
+from slinky3d.errors import SlinkyError
+from slinky3d.output.paths import cannot_write, check_output
 
 MP4, GIF = ".mp4", ".gif"
 EXTENSIONS = (MP4, GIF)
@@ -37,61 +37,12 @@ class FrameSink(Protocol):
 def check_out(path: Path, size: tuple[int, int], option: str = "--out") -> None:
     """A one-line SlinkyError unless `path` is a film this module writes, that can be
     opened for writing now, at a size its format takes."""
-    ext = path.suffix.lower()
-    if ext not in EXTENSIONS:
-        raise SlinkyError(f"{option}: unknown film extension {path.suffix or '(none)'!r} of "
-                          f"{path} (known: {', '.join(EXTENSIONS)})")
-    check_folder(path.parent, option, create=False)
     w, h = size
-    if ext == MP4 and (w % 2 or h % 2):
+    if path.suffix.lower() == MP4 and (w % 2 or h % 2):
         # Refused rather than rounded: the file then has the size asked for, or none.
         raise SlinkyError(f"--size: an MP4 (yuv420p) needs an even width and height, got "
                           f"{w}x{h}; try {w + w % 2}x{h + h % 2}")
-    check_writable(path, option)
-
-
-def check_folder(folder: Path, option: str, create: bool) -> None:
-    """A one-line SlinkyError unless `folder` exists (or, with `create`, can be made).
-    Whether a file can be written in it is `check_writable`'s question."""
-    folder = folder if str(folder) else Path(".")
-    if create and not folder.exists():
-        try:
-            folder.mkdir(parents=True)
-        except OSError as e:
-            raise SlinkyError(f"{option}: cannot create {folder}: {_why(e)}") from None
-    if folder.exists() and not folder.is_dir():
-        raise SlinkyError(f"{option}: {folder} is a file, not a folder")
-    if not folder.is_dir():
-        raise SlinkyError(f"{option}: folder {folder} does not exist")
-
-
-def check_writable(path: Path, option: str) -> None:
-    """A one-line SlinkyError unless `path` can be opened for writing now. Tried, not
-    guessed: os.access says yes to root everywhere, even on a read-only file system, and
-    PyAV opens the file only at its first packet, after the simulation has run. A file
-    this creates is removed again; an existing one is left as it was (not truncated)."""
-    flags = os.O_WRONLY | os.O_NONBLOCK | os.O_CLOEXEC  # O_NONBLOCK: a FIFO cannot hang it
-    created = True
-    try:
-        try:
-            fd = os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o666)
-        except FileExistsError:
-            created = False
-            fd = os.open(path, flags)
-    except OSError as e:
-        raise SlinkyError(f"{option}: cannot write {path}: {_why(e)}") from None
-    os.close(fd)
-    if created:
-        path.unlink()
-
-
-def _why(e: Exception) -> str:
-    """An OS or FFmpeg error's reason, in one line."""
-    if isinstance(e, IsADirectoryError):
-        return "it is a folder"
-    if isinstance(e, NotADirectoryError):
-        return "a folder on its path is a file"
-    return one_line(str(getattr(e, "strerror", None) or e))
+    check_output(path, option, EXTENSIONS, "film")
 
 
 class VideoWriter:
@@ -160,7 +111,7 @@ class VideoWriter:
                 pass
 
     def _error(self, e: Exception) -> SlinkyError:
-        return SlinkyError(f"{self.option}: cannot write {self.path}: {_why(e)}")
+        return cannot_write(self.option, self.path, e)
 
     def _paletted(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The frame as palette indices. One palette for the whole clip, from its first
@@ -221,7 +172,7 @@ class PngSequence:
         try:
             Image.fromarray(frame).save(path)
         except OSError as e:
-            raise SlinkyError(f"--frames: cannot write {path}: {_why(e)}") from None
+            raise cannot_write("--frames", path, e) from None
         self.count += 1
 
     def close(self) -> None:

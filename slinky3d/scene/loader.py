@@ -20,7 +20,7 @@ from slinky3d.scene.look import CAMERA_KEYS, LOOK_KEYS, read_camera, read_look
 from slinky3d.scene.overrides import apply_overrides
 from slinky3d.scene.slinky import SLINKY_KEYS, read_slinky
 from slinky3d.scene.spec import Scene, default_dt
-from slinky3d.scene.validate import Context, Table
+from slinky3d.scene.validate import Context, Table, did_you_mean
 from slinky3d.scene.world import WORLD_KEYS, check_clear, read_world
 
 DT_MAX = 5e-3  # s: the undamped explicit step nears its stability limit (modes ~400 rad/s)
@@ -98,9 +98,10 @@ def load(name_or_path: str | Path, overrides: Sequence[str] = ()) -> Scene:
     """Load a scene file (a path, or the name of a shipped scene such as "1Pa")."""
     path = scene_path(str(name_or_path))
     if not path.is_file():
-        known = ", ".join(p.stem for p in shipped())
-        what = "is a directory, not a scene file" if path.is_dir() else "no such scene file"
-        raise SceneError(str(name_or_path), "", f"{what} (shipped scenes: {known})")
+        names = [p.stem for p in shipped()]
+        what = ("is a directory, not a scene file" if path.is_dir()
+                else "no such scene file" + did_you_mean(Path(name_or_path).stem, names))
+        raise SceneError(str(name_or_path), "", f"{what} (shipped scenes: {', '.join(names)})")
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:

@@ -61,12 +61,16 @@ def type_name(v: Any) -> str:
     return "a number" if isinstance(v, int | float) else type(v).__name__
 
 
+def did_you_mean(word: str, known: Sequence[str]) -> str:
+    """"; did you mean 'x'?" for the close match to a misspelt word among `known`
+    (keys, values, scene and sweep names), else ""."""
+    close = difflib.get_close_matches(word, known, n=1, cutoff=0.5)
+    return f"; did you mean '{close[0]}'?" if close else ""
+
+
 def suggest(word: str, known: Sequence[str]) -> str:
     """The close match to a misspelt key or value, else the known ones."""
-    close = difflib.get_close_matches(word, known, n=1, cutoff=0.5)
-    if close:
-        return f"; did you mean '{close[0]}'?"
-    return f"; expected one of those known: {', '.join(known)}"
+    return did_you_mean(word, known) or f"; expected one of those known: {', '.join(known)}"
 
 
 def check_number(ctx: Context, key: str, v: Any, **bounds: Unpack[Bounds]) -> float:

@@ -16,7 +16,9 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from slinky3d.errors import SceneError, SlinkyError
+from slinky3d.dynamics.solver import warm_up
+from slinky3d.errors import SceneError, SlinkyError, note
+from slinky3d.output.paths import cannot_write, check_output
 from slinky3d.runtime.simulation import Simulation
 from slinky3d.runtime.snapshot import Snapshot
 from slinky3d.scene.loader import load
@@ -31,6 +33,7 @@ from slinky3d.viewer.stage import stage_for
 
 # Short spellings accepted on the command line for the [camera] keys.
 CAMERA_ALIASES = {"yaw": "yaw_deg", "pitch": "pitch_deg", "fov": "fov_deg"}
+PNG = ".png"  # what `screenshot` writes
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -84,9 +87,9 @@ def screenshot(args: argparse.Namespace) -> int:
     t = parse_time(args.time)
     parse_camera_option(args.camera)  # fail fast, before simulating
     sc = load(args.scene, args.set)
-    out = args.out or Path(Path(sc.path or args.scene).stem + ".png")
-    if out.parent and not out.parent.is_dir():
-        raise SlinkyError(f"--out: folder {out.parent} does not exist")
+    out = args.out or Path(Path(sc.path or args.scene).stem + PNG)
+    check_output(out, "--out", (PNG,), "image")  # before the simulation
+    warm_up(note)
     sim = Simulation(sc)
     first = sim.snapshot()
     if t > 0:
@@ -98,7 +101,7 @@ def screenshot(args: argparse.Namespace) -> int:
     try:
         Image.fromarray(img).save(out)
     except OSError as e:
-        raise SlinkyError(f"--out: cannot write {out}: {e.strerror or e}") from None
+        raise cannot_write("--out", out, e) from None
     print(f"wrote {out} ({size[0]}x{size[1]}, t = {snap.t:.3f} s, {info})")
     return 0
 

@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 
 from slinky3d import cli
-from slinky3d.output import video
+from slinky3d.output import paths
 from slinky3d.output.session import SESSION_KEY, load_session, save_session
 from slinky3d.output.video import decode
 from slinky3d.runtime.commands import Grab, Move, Release, replay
@@ -180,7 +180,7 @@ def test_a_read_only_file_system_is_refused_before_filming(capsys, tmp_path, mon
             raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
         return real_open(path, flags, *args, **kwargs)
 
-    monkeypatch.setattr(video.os, "open", read_only)
+    monkeypatch.setattr(paths.os, "open", read_only)
     _one_line_error(capsys, ["record", "drop-plastic", "--out", "film.mp4"],
                     f"--out: cannot write film.mp4: {os.strerror(errno.EROFS)}")
     assert not list(tmp_path.iterdir())

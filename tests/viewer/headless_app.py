@@ -338,9 +338,12 @@ def keys_(out):
                 res[tag] = press(name)
     # the first run's notice: up while the solver has taken no step yet
     src.steps, v.views.started = 0, time.perf_counter() - 1.0
-    res["notice"] = v.overlay_view(v.shown).notice
+    view = v.overlay_view(v.shown)
+    res["notice"], res["preparing"] = view.notice, [view.preparing]
     src.steps = 1
-    res["no_notice"] = v.overlay_view(v.shown).notice
+    view = v.overlay_view(v.shown)
+    res["no_notice"] = view.notice
+    res["preparing"].append(view.preparing)
     # the panel's overlay toggle reaches the overlays, and the view shows them on
     from slinky3d.viewer.overlay.panel import SetOverlay
 

@@ -112,6 +112,7 @@ def test_every_key_does_what_it_says(tmp_path):
     # P saves the picture at full scale while the window draws at half (dynamic resolution)
     assert r["screenshot_scales"] == [1.0, 0.5] and r["hud_scale"] == 0.5
     assert r["notice"] == "preparing the physics (first run only)" and r["no_notice"] == ""
+    assert r["preparing"] == [True, False]  # the HUD's "preparing", not a rate, before a step
     assert r["set_overlay"] == ["front", False]
     load, g, mass_ratio, shown = r["apply"]
     assert load == "Load" and g == 1.62 and mass_ratio == pytest.approx(1.5) and shown

@@ -293,6 +293,9 @@ def test_hud_words_and_plot_range():
     assert lo < 0 < 666 < hi < 800
     lo, hi = hud_module.plot_range([-3 + 0 * t])
     assert lo < -3 < 0 < hi
+    # Before the solver's first step there is no rate to show.
+    assert hud_module.rate_text(True, 1.0) == "preparing"
+    assert hud_module.rate_text(False, 1.5) == "real time \u00d71.50"
 
 
 def test_help_notice_badge_and_scrubber(rig):

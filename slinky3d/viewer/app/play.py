@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import argparse
 
-from slinky3d.errors import SlinkyError
+from slinky3d.dynamics.solver import COMPILING, kernels_ready
+from slinky3d.errors import note
+from slinky3d.output.paths import check_output
 from slinky3d.output.session import load_session, save_session
+from slinky3d.output.trajectory import EXTENSION
 from slinky3d.runtime.session import SessionPlayer
 from slinky3d.runtime.thread import SimThread
 from slinky3d.scene.loader import load
@@ -19,10 +22,11 @@ def run(args: argparse.Namespace) -> int:
     size = parse_size(args.size)
     parse_camera_option(args.camera)
     log = args.log_state
-    if log is not None and log.parent and not log.parent.is_dir():
-        raise SlinkyError(f"--log-state: folder {log.parent} does not exist")
+    if log is not None:
+        check_output(log, "--log-state", (EXTENSION,), "session")
     need_display()
     sc = load(args.scene, args.set)
+    say_compiling()
     look, hint = look_and_hint(sc, args)
     solver = SimThread(sc)
     v = Viewer(sc, look, hint, size, quality=args.quality, max_frames=args.frames,
@@ -35,12 +39,20 @@ def run(args: argparse.Namespace) -> int:
     return rc
 
 
+def say_compiling() -> None:
+    """The first run's note on stderr: the solver's thread compiles the kernels while
+    the window shows "preparing"."""
+    if not kernels_ready():
+        note(COMPILING)
+
+
 def replay(args: argparse.Namespace) -> int:
     """`slinky3d replay FILE.npz`: a logged session played in a window."""
     size = parse_size(args.size)
     need_display()
     session = load_session(args.log)
     sc = session.scene
+    say_compiling()
     v = Viewer(sc, sc.look, sc.camera, size, quality=args.quality, max_frames=args.frames,
                save_frame=args.save_frame, source=SessionPlayer(session), live=False,
                dynamic_resolution=not args.no_dynamic_resolution)

@@ -100,6 +100,7 @@ class OverlayViews:
             paused=self.replay.paused, energy=total_energy(snap),
             energy_history=self._energy_rows(now), show_panel=ui.show_panel,
             show_help=ui.show_help, help_lines=keys.help_lines(), notice=self._notice(now),
+            preparing=self.live and self.source.steps == 0 and not self.replay.paused,
             message=ui.message, panel=panel, replay=self.replay.view(snap),
             side_view=ui.side_view,
             scene_name=Path(scene.path).stem if scene.path else "scene",

@@ -26,17 +26,10 @@ from PIL import Image, ImageDraw, ImageFont
 from tqdm import tqdm  # type: ignore[import-untyped]  # no stubs shipped
 
 from slinky3d.dynamics.solver import warm_up
-from slinky3d.errors import SlinkyError, error_line, one_line
+from slinky3d.errors import SlinkyError, error_line, note, one_line
+from slinky3d.output.paths import check_folder, check_writable
 from slinky3d.output.session import load_session
-from slinky3d.output.video import (
-    FrameSink,
-    PngSequence,
-    VideoWriter,
-    check_folder,
-    check_out,
-    check_writable,
-    png_path,
-)
+from slinky3d.output.video import FrameSink, PngSequence, VideoWriter, check_out, png_path
 from slinky3d.runtime.commands import replay
 from slinky3d.runtime.session import scene_text, session_from_json, session_json
 from slinky3d.runtime.simulation import Simulation, grid_step
@@ -162,7 +155,7 @@ def film(scene: Scene, duration: float, shot: Shot, sinks: Sinks,
     Returns figures: frames, the step, steps per frame, the final state hash, wall time."""
     n = frame_count(duration, shot.fps, shot.slowmo)
     h, per = grid_step(scene.dt, 1.0 / (shot.fps * shot.slowmo))
-    warm_up()
+    warm_up(note if progress else None)  # before the bar: its rate is the filming's
     t0 = time.perf_counter()
     sim = Simulation(scene, h)
     first = sim.snapshot()  # frames the camera, wherever the clip starts
@@ -198,7 +191,7 @@ def film_session(session: Any, duration: float | None, shot: Shot, sinks: Sinks,
     if n > MAX_FRAMES:
         raise SlinkyError(f"{n} frames; a film has at most {MAX_FRAMES}")
     last = k0 + (n - 1) * every
-    warm_up()
+    warm_up(note if progress else None)  # before the bar: its rate is the filming's
     t0 = time.perf_counter()
     first = Simulation(sc, h).snapshot()
     filmer = Filmer(sc, first, sc.look, shot, sinks(), n, progress)

@@ -33,6 +33,7 @@ import platformdirs
 import pyglet  # its window submodule loads on first use, after the window's options
 
 from slinky3d.errors import SlinkyError, error_line
+from slinky3d.output.paths import cannot_write, check_folder
 from slinky3d.resources import data_dir
 from slinky3d.runtime import commands
 from slinky3d.runtime.memory import Upkeep
@@ -43,6 +44,7 @@ from slinky3d.scene.spec import Scene
 from slinky3d.viewer import WINDOW_SIZE
 from slinky3d.viewer.app import keys
 from slinky3d.viewer.app.lost_context import is_gl_error, release_gl
+from slinky3d.viewer.app.play import say_compiling
 from slinky3d.viewer.app.policy import Action, Policy
 from slinky3d.viewer.app.window import Viewer
 from slinky3d.viewer.jobs import need_display, parse_size
@@ -399,10 +401,7 @@ def setup_logging(folder: Path | None = None, stderr: bool = False) -> Path:
     `stderr` the warnings there too (the journal, under systemd). Returns the log file's
     path."""
     folder = Path(folder) if folder is not None else Path(platformdirs.user_log_dir("slinky3d"))
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise SlinkyError(f"--log-dir: cannot make {folder}: {e.strerror or e}") from None
+    check_folder(folder, "--log-dir", create=True)
     path = folder / LOG_FILE
     logger = logging.getLogger("slinky3d.kiosk")
     for h in _handlers:
@@ -413,7 +412,7 @@ def setup_logging(folder: Path | None = None, stderr: bool = False) -> Path:
         file = logging.handlers.RotatingFileHandler(path, maxBytes=LOG_BYTES,
                                                     backupCount=LOG_BACKUPS, encoding="utf-8")
     except OSError as e:
-        raise SlinkyError(f"cannot write the log {path}: {e.strerror or e}") from None
+        raise cannot_write("--log-dir", path, e) from None
     file.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
     handlers: list[logging.Handler] = [file]
     if stderr:
@@ -464,6 +463,7 @@ def run(args: Any) -> int:
         log.warning("%d of %d playlist scenes load (%s says why not)", good,
                     len(playlist.entries), path)
     need_display()
+    say_compiling()
     first = first_valid(playlist, 0)
     if first is None:  # they loaded a moment ago
         raise SlinkyError(f"{playlist.path}: no scene of the playlist loads")

@@ -93,6 +93,12 @@ def scale_text(scale: float) -> str:
     return f"1/{round(n)}" if abs(n - round(n)) < 1e-6 * n else f"{scale:.3g}"
 
 
+def rate_text(preparing: bool, factor: float) -> str:
+    """The real-time factor as the HUD shows it; "preparing" before the solver's first
+    step (a factor then would be a made-up 1.00 while the kernels compile)."""
+    return "preparing" if preparing else f"real time \u00d7{factor:.2f}"
+
+
 def unit(ruler: float) -> tuple[str, float]:
     """The energy unit that suits a ruler (mJ below 1 J) and its size in J."""
     return ("mJ", 1e-3) if ruler < 1.0 else ("J", 1.0)
@@ -214,7 +220,7 @@ class Hud:
         imgui.text(line)
         sleeping = asleep_text([s.asleep for s in snap.slinkies])
         scale = "" if view.render_scale is None else f"3D at {100 * view.render_scale:.0f} %    "
-        imgui.text(f"real time \u00d7{snap.real_time_factor:.2f}    {view.fps:3.0f} FPS    "
+        imgui.text(f"{rate_text(view.preparing, snap.real_time_factor)}    {view.fps:3.0f} FPS    "
                    + scale + count_text(contacts, "contact")
                    + (f"    {sleeping}" if sleeping else "")
                    + ("    side view" if view.side_view else ""))

@@ -91,6 +91,7 @@ class OverlayView:
     show_help: bool = False
     help_lines: list[tuple[str, str]] = field(default_factory=list)  # (keys, what)
     notice: str = ""  # e.g. "preparing the physics (first run only)"
+    preparing: bool = False  # the solver has not stepped yet: no real-time factor to show
     message: str = ""  # transient line, e.g. "screenshot saved to ..."
     panel: PanelValues | None = None
     replay: ReplayView | None = None
