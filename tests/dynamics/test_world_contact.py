@@ -1,47 +1,22 @@
 """Contact with the world: the laws of docs/model.md section 11, checked on a Slinky
 standing, falling over, dropped, pulled and lowered onto the floor."""
 
-import math
 
 import numpy as np
 import pytest
+from standing import standing_text
 
 from slinky3d.dynamics.world_geometry import point_distance
 from slinky3d.model import chain
-from slinky3d.model.params import preset
 from slinky3d.runtime.simulation import Simulation
 from slinky3d.scene.loader import loads
 from slinky3d.scene.validate import Context, Table
 from slinky3d.scene.world import World, distance, read_world
 
-THETA_MIN = preset("plastic").theta_min
-UPRIGHT = math.pi - THETA_MIN  # orientation of a collapsed stack standing on its end bar
 
-
-def standing(tilt=0.0, mu=0.5, mu_static=None, height=0.0, anchor="free", extra="", x=0.0,
-             floor="floor = 0.0"):
-    """The collapsed plastic Slinky standing on the floor (y = 0) on its first bar,
-    tilted by `tilt` rad about its anchored end, `height` above the floor."""
-    mu_static = mu if mu_static is None else mu_static
-    return loads(f"""
-[slinky]
-preset = "plastic"
-C_D = 2e-3
-[slinky.anchor]
-position = [{x}, {height}]
-orientation = {UPRIGHT + tilt}
-condition = "{anchor}"
-[slinky.far]
-condition = "free"
-[slinky.shape]
-kind = "angles"
-theta = {THETA_MIN}
-[world]
-{floor}
-mu = {mu}
-mu_static = {mu_static}
-{extra}
-""")
+def standing(**kw):
+    """The collapsed plastic Slinky standing on the floor (standing.standing_text)."""
+    return loads(standing_text(**kw))
 
 
 def points_on_bars(s, per_bar=8):

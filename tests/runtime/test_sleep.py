@@ -8,6 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from runs import drive
+from standing import standing_text
 
 from slinky3d.dynamics.sleep import (
     ON_WORLD,
@@ -18,7 +19,6 @@ from slinky3d.dynamics.sleep import (
 )
 from slinky3d.errors import SceneError
 from slinky3d.model import chain
-from slinky3d.model.params import preset
 from slinky3d.runtime.commands import (
     Grab,
     LetGo,
@@ -37,22 +37,7 @@ from slinky3d.runtime.thread import SimThread
 from slinky3d.scene.loader import load, loads
 from slinky3d.scene.world import distance
 
-THETA_MIN = preset("plastic").theta_min
-STANDING = f"""
-[slinky]
-preset = "plastic"
-C_D = 2e-3
-[slinky.anchor]
-orientation = {np.pi - THETA_MIN}
-condition = "free"
-[slinky.far]
-condition = "free"
-[slinky.shape]
-kind = "angles"
-theta = {THETA_MIN}
-[world]
-floor = 0.0
-"""  # the collapsed plastic Slinky standing on the floor on its first bar, at rest
+STANDING = standing_text()  # the collapsed plastic Slinky on the floor, at rest
 
 
 def dropped(name: str, seconds: float, sleep: bool = True):
@@ -258,8 +243,8 @@ def test_a_held_slinky_set_down_on_its_floor_sleeps_and_its_hand_wakes_it():
 def test_each_slinky_sleeps_and_wakes_on_its_own():
     """Two Slinkies standing on one floor (they do not touch each other in this model):
     both sleep; a grab wakes the one grabbed, the other sleeps on, untouched."""
-    slinky = STANDING.split("[world]")[0].replace("[slinky]", "[[slinky]]")
-    beside = slinky.replace("[slinky.anchor]", "[slinky.anchor]\nposition = [0.5, 0.0]")
+    slinky, beside = (standing_text(x=x).split("[world]")[0].replace("[slinky]", "[[slinky]]")
+                      for x in (0.0, 0.5))
     sim = Simulation(loads(slinky + beside + "[world]\nfloor = 0.0\n"))
     a, b = sim.slinkies
     sim.step(steps_to_sleep(sim.h))
