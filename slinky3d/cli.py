@@ -246,9 +246,11 @@ def _add_view_options(p: argparse.ArgumentParser) -> None:
     """Options shared by the commands that draw a scene."""
     p.add_argument("--size", default=DEFAULT_SIZE, metavar="WxH",
                    help=f"image size (default {DEFAULT_SIZE})")
-    p.add_argument("--camera", default="", metavar="KEY=VALUE,...",
-                   help="camera, e.g. yaw=30,pitch=10,distance=1.5,target=0:-0.4:0,fov=35 "
-                        "(degrees, metres; unset values frame the Slinky)")
+    p.add_argument("--camera", default="", metavar="MODE,KEY=VALUE,...",
+                   help="camera: a mode, fixed, follow (keeps the Slinky in frame; the "
+                        "default of record and run) or cinematic (follows, swaying), and "
+                        "values, e.g. follow,yaw=30,pitch=10,distance=1.5,target=0:-0.4:0,"
+                        "fov=35 (degrees, metres; unset values frame the Slinky)")
     p.add_argument("--quality", choices=(AUTO, *QUALITY), default=AUTO,
                    help=f"{AUTO} (default): 'software' on a CPU rasterizer, else 'gpu'")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",

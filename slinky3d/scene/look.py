@@ -15,6 +15,9 @@ from slinky3d.scene.validate import PLACE, Bounds, Context, D, Table
 
 MATERIALS = ("auto", "steel", "plastic")
 ANCHORS = ("post", "hand", "none")
+# How the camera moves (viewer/director.py): held still, following the Slinkies, or
+# following them while it sways about them.
+CAMERA_MODES = ("fixed", "follow", "cinematic")
 
 RGB = tuple[float, float, float]
 COLOUR: Bounds = {"lo": 0.0, "hi": 1.0}  # display RGB
@@ -73,6 +76,7 @@ class CameraHint:
     yaw_deg: float | None = None
     pitch_deg: float | None = None
     fov_deg: float = 35.0  # vertical field of view
+    mode: str | None = None
 
 
 def _three(t: Table, k: str, default: D, **bounds: Unpack[Bounds]
@@ -117,6 +121,7 @@ def read_camera(t: Table) -> CameraHint:
         yaw_deg=t.number("yaw_deg", d.yaw_deg, lo=-360.0, hi=360.0),
         pitch_deg=t.number("pitch_deg", d.pitch_deg, lo=-89.0, hi=89.0),
         fov_deg=t.number("fov_deg", d.fov_deg, lo=5.0, hi=120.0),
+        mode=t.choice("mode", "", CAMERA_MODES) if t.has("mode") else d.mode,
     )
 
 

@@ -127,6 +127,20 @@ def corners(lo, hi) -> np.ndarray:
                      for c in (lo[2], hi[2])], float)
 
 
+def fit_distance(cam: OrbitCamera, points: np.ndarray, aspect: float,
+                 margin: float = MARGIN) -> float:
+    """The least distance at which `cam`, about its target and at its angles, shows every
+    point with `margin` room (1: touching the picture's edge)."""
+    # Exact fit: a point at view offset (x, y, z) from the target needs
+    # D >= z + |x| / tan(hfov/2) (and likewise y); a bounding sphere would waste space.
+    right, up, back = cam.basis()
+    c = np.asarray(points, float) - cam.target
+    x, y, z = c @ right, c @ up, c @ back
+    ty = math.tan(math.radians(cam.fov_deg) / 2) / margin
+    tx = ty * aspect
+    return float(max(np.max(z + np.abs(x) / tx), np.max(z + np.abs(y) / ty), 0.05))
+
+
 def frame_box(
     lo: np.ndarray, hi: np.ndarray, aspect: float, hint: CameraHint | None = None
 ) -> OrbitCamera:
@@ -143,14 +157,7 @@ def frame_box(
     if hint.distance is not None:
         cam.distance = hint.distance
         return cam
-    # Exact fit of the 8 corners: a corner at view offset (x, y, z) from the target needs
-    # D >= z + |x| / tan(hfov/2) (and likewise y); a bounding sphere would waste space.
-    right, up, back = cam.basis()
-    c = corners(lo, hi) - cam.target
-    x, y, z = c @ right, c @ up, c @ back
-    ty = math.tan(math.radians(cam.fov_deg) / 2) / MARGIN
-    tx = ty * aspect
-    cam.distance = float(max(np.max(z + np.abs(x) / tx), np.max(z + np.abs(y) / ty), 0.05))
+    cam.distance = fit_distance(cam, corners(lo, hi), aspect)
     return cam
 
 

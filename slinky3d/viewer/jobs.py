@@ -22,10 +22,11 @@ from slinky3d.output.paths import cannot_write, check_output
 from slinky3d.runtime.simulation import Simulation
 from slinky3d.runtime.snapshot import Snapshot
 from slinky3d.scene.loader import load
-from slinky3d.scene.look import CameraHint, Look, merge_camera, parse_camera
+from slinky3d.scene.look import CAMERA_MODES, CameraHint, Look, merge_camera, parse_camera
 from slinky3d.scene.reach import lowest, reach_of
 from slinky3d.scene.spec import Scene
 from slinky3d.viewer.camera import frame_snapshots
+from slinky3d.viewer.director import FIXED, Director
 from slinky3d.viewer.gl.context import headless_context
 from slinky3d.viewer.gl.quality import AUTO
 from slinky3d.viewer.gl.renderer import Renderer
@@ -48,13 +49,20 @@ def parse_size(text: str) -> tuple[int, int]:
 
 
 def parse_camera_option(text: str) -> CameraHint:
-    """'yaw=30,distance=1.5,target=0:-0.4:0' -> CameraHint, validated like [camera]."""
+    """'follow,yaw=30,distance=1.5,target=0:-0.4:0' -> CameraHint, validated like
+    [camera]; a mode (CAMERA_MODES) may be given alone, as `mode=` needs not be."""
     table: dict[str, Any] = {}
     for part in filter(None, (p.strip() for p in text.split(","))):
         key, eq, value = part.partition("=")
         key = CAMERA_ALIASES.get(key.strip(), key.strip())
+        if not eq and key in CAMERA_MODES:
+            key, eq, value = "mode", "=", key
+        if key == "mode" and eq:
+            table[key] = value.strip()
+            continue
         if not eq or not key:
-            raise SlinkyError(f"--camera: expected KEY=VALUE, got {part!r}")
+            raise SlinkyError(f"--camera: expected {'|'.join(CAMERA_MODES)} or KEY=VALUE, "
+                              f"got {part!r}")
         try:
             nums = [float(v) for v in value.split(":")]
         except ValueError:
@@ -112,8 +120,10 @@ def render_image(snap: Snapshot, look: Look, hint: CameraHint, size: tuple[int, 
                  ) -> tuple[np.ndarray, str]:
     """One headless frame as (h, w, 3) uint8, and a short description of the renderer.
 
-    The floor and the camera come from `first` (the run's first snapshot), so shots at
-    different times of one scene line up; the camera also keeps `snap` in view.
+    The floor comes from `first` (the run's first snapshot). The fixed camera (the
+    hint's mode, by default) is framed on `first` and keeps `snap` in view, so shots at
+    different times of one scene line up; following (viewer/director.py), it frames
+    `snap` as the follow camera settles on it, at the fixed camera's angles.
     """
     first = first or snap
     ctx = headless_context()
@@ -121,6 +131,9 @@ def render_image(snap: Snapshot, look: Look, hint: CameraHint, size: tuple[int, 
         r = Renderer(ctx, size, quality=quality)
         stage = stage_for(look, first, lowest(*reach))
         cam = frame_snapshots((first, snap), size, hint, stage)
+        if (hint.mode or FIXED) != FIXED:
+            cam = Director(hint.mode or FIXED, cam, size,
+                           stage.floor_y if look.floor else None).start(snap)
         r.render(snap, look, cam, stage)
         img = r.read()
         return img, f"{ctx.info['GL_RENDERER']}, quality {r.quality.name}"

@@ -327,6 +327,16 @@ def keys_(out):
                 d = v.camera.distance
                 w.dispatch_event("on_mouse_scroll", 10, 10, 0, 3)
                 res[tag] = press(name) + [abs(v.camera.distance - d) < 1e-12]
+            elif b.action == "camera_mode":  # through every mode and back
+                res[tag] = []
+                for _ in range(3):
+                    press(name)
+                    res[tag].append([v.director.mode, v.ui.message])
+                # a drag takes the camera from the director; C gives it back
+                w.dispatch_event("on_mouse_drag", 10, 10, 30, 0, mouse.LEFT, 0)
+                held = v.camera_held
+                press("C")
+                res[tag].append([held, v.camera_held])
             elif b.action == "overlay":
                 on = OVERLAYS[b.keys.index(name)][0]
                 res[tag] = press(name) + [on, on in v.phenomena.on, v.ui.message]

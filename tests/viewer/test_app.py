@@ -90,6 +90,9 @@ def test_every_key_does_what_it_says(tmp_path):
                 assert got == [True], tag
             elif b.action == "caption":
                 assert got == [False, True], tag
+            elif b.action == "camera_mode":  # from the default, follow
+                assert got == [[m, f"camera: {m}"] for m in ("cinematic", "fixed", "follow")] \
+                    + [[True, False]], tag
             elif b.action == "replay":
                 assert got == ["Pause()", True]
             elif b.action == "screenshot":

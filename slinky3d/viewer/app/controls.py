@@ -28,6 +28,7 @@ class Host(Protocol):
     window: Any  # pyglet.window.Window
     overlay: Any  # overlay.layer.Overlay: whether it takes the mouse, the keyboard
     camera: OrbitCamera
+    camera_held: bool  # the mouse moved the camera: the director leaves it be
     box: tuple[np.ndarray, np.ndarray]  # corners the cursor's target stays in
     shown: Snapshot  # the snapshot drawn last
     ui: UiState
@@ -131,8 +132,10 @@ class Controls:
             target = np.clip(self._cursor(x, y) + offset, *h.box)
             h.send(commands.Move(i, (float(target[0]), float(target[1]))))
         elif self.drag == "pan":
+            h.camera_held = True
             h.camera.pan(dx, dy, h.window.height)
         elif self.drag == "orbit":
+            h.camera_held = True
             h.camera.orbit(dx, -dy)  # pyglet's dy points up; orbit takes screen rows
 
     def on_mouse_release(self, x, y, button, modifiers) -> None:
@@ -144,6 +147,7 @@ class Controls:
     def on_mouse_scroll(self, x, y, scroll_x, scroll_y) -> None:
         if self.host.overlay.wants_mouse():
             return
+        self.host.camera_held = True
         self.host.camera.zoom(scroll_y)
 
     # -- keys ----------------------------------------------------------------------

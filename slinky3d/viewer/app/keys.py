@@ -70,7 +70,10 @@ BINDINGS: tuple[Binding, ...] = (
     Binding(("N",), "caption", "N", f"the scene's title and description (shown "
             f"{CAPTION_SECONDS:g} s when a scene opens): show / hide"),
     Binding(("H", "F1"), "help", "H / F1", "this help"),
-    Binding(("C", "HOME"), "camera", "C", "reset the camera"),
+    Binding(("C", "HOME"), "camera", "C", "reset the camera (after a drag: the director "
+            "has it again)"),
+    Binding(("B",), "camera_mode", "B", "camera: fixed / follow (the Slinky kept in frame) / "
+            "cinematic (follow, swaying)"),
     Binding(("ESCAPE",), "quit", "Esc", "quit"),
 )
 

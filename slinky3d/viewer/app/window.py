@@ -35,7 +35,7 @@ from slinky3d.runtime.source import Source
 from slinky3d.runtime.thread import SimThread
 from slinky3d.scene import edit
 from slinky3d.scene.loader import load, shipped
-from slinky3d.scene.look import CameraHint, Look
+from slinky3d.scene.look import CAMERA_MODES, CameraHint, Look
 from slinky3d.scene.reach import lowest, reach_of
 from slinky3d.scene.spec import Scene
 from slinky3d.viewer import coupling
@@ -49,6 +49,7 @@ from slinky3d.viewer.app.policy import Action, Policy
 from slinky3d.viewer.app.ui import UiState
 from slinky3d.viewer.app.views import OverlayViews, total_energy
 from slinky3d.viewer.camera import OrbitCamera, frame_snapshots
+from slinky3d.viewer.director import FOLLOW, Director
 from slinky3d.viewer.film.clips import Clips
 from slinky3d.viewer.gl.dynamic_resolution import ResolutionController
 from slinky3d.viewer.gl.renderer import Renderer
@@ -63,6 +64,7 @@ FONT_PX = 22  # the overlay's font: readable from a metre away on a laptop
 MARKER_COLOUR = (1.0, 0.85, 0.3, 1.0)
 BAR_PX = 1.3  # the side view's bars, pixels across
 FRAME_INTERVAL = 1 / 60  # s between frames the window asks for
+JUMP_S = 0.5  # simulated s between frames past which the director frames afresh
 PACING = (commands.Pause, commands.Resume, commands.TogglePause, commands.Step,
           commands.TimeScale, commands.Reset)
 
@@ -120,6 +122,9 @@ class Viewer:
         self.views = OverlayViews(self.source, self.instant_replay, self.ui, live)
         self.camera: OrbitCamera
         self._camera_3d: OrbitCamera  # the 3D camera while the side view shows
+        self.director: Director  # moves the 3D camera (viewer/director.py) ...
+        self.camera_held = False  # ... unless the mouse has taken it, until C
+        self._directed: tuple[float, float] | None = None  # (snapshot t, wall s) last directed
         pair = self.source.latest_pair()
         self._stale: tuple | None = None  # the pair published before a Load
         self._set_scene(scene, look, hint, pair[1] if pair and pair[1] is not None else None)
@@ -154,6 +159,7 @@ class Viewer:
             "fullscreen": lambda i: self.window.set_fullscreen(not self.window.fullscreen),
             "caption": lambda i: self.toggle_caption(),
             "camera": lambda i: self.frame_camera(), "quit": lambda i: self.quit(),
+            "camera_mode": lambda i: self.next_camera_mode(),
             **self.controls.actions(), **self.instant_replay.actions(),
             **self.clips.actions(), **self.phenomena.actions()}
         table.update(self.policy.actions())
@@ -217,10 +223,24 @@ class Viewer:
         self.overlay.hud.caption.toggle(self.scene)
 
     def frame_camera(self) -> None:
-        """The scene's framing again (the side view's, in the side view)."""
-        cam = self._frame(self.window.get_framebuffer_size())
-        self.camera = replace(cam, yaw=0.0, pitch=0.0, ortho=True) if self.ui.side_view \
-            else cam
+        """The scene's framing again (the side view's, in the side view); in 3D the
+        director has the camera again."""
+        if self.ui.side_view:
+            cam = self._frame(self.window.get_framebuffer_size())
+            self.camera = replace(cam, yaw=0.0, pitch=0.0, ortho=True)
+            return
+        self.camera_held = False
+        self.director.resize(self.window.get_framebuffer_size())
+        self.camera = self.director.start(self.shown)
+        self._directed = None
+
+    def next_camera_mode(self) -> None:
+        """The director's next mode (fixed, follow, cinematic), from where the camera is."""
+        d = self.director
+        mode = CAMERA_MODES[(CAMERA_MODES.index(d.mode) + 1) % len(CAMERA_MODES)]
+        d.set_mode(mode, self._camera_3d if self.ui.side_view else self.camera)
+        self.camera_held = False
+        self.say(f"camera: {mode}")
 
     def screenshot(self) -> None:
         folder = self.pictures()
@@ -248,10 +268,14 @@ class Viewer:
         self._display_wall = 0.0
         reach, fall = reach_of(scene)
         self.stage = stage_for(self.look, first, lowest(reach, fall))
-        # The camera shows the start and where a held Slinky will swing down to.
+        # The fixed camera shows the start and where a held Slinky will swing down to.
         self._frame = lambda s: frame_snapshots((first,), s, self.hint, self.stage, reach)
-        self.camera = self._frame(self.window.get_framebuffer_size())
+        size = self.window.get_framebuffer_size()
+        self.director = Director(self.hint.mode or FOLLOW, self._frame(size), size,
+                                 self.stage.floor_y if self.look.floor else None)
+        self.camera = self.director.start(first)
         self._camera_3d = self.camera
+        self.camera_held, self._directed = False, None
         self.box = picking.scene_box(first, max(1.0, self.stage.size))
         self.window.set_caption(_title(scene))
 
@@ -340,6 +364,7 @@ class Viewer:
         self.phenomena.observe(snap, now)
         self.controls.update_hover()
         self.clips.poll()
+        self._direct(snap, now, size)
         start = time.perf_counter()
         self._render(snap, self._screen, self.render_scale)
         if self.resolution is not None:
@@ -356,6 +381,23 @@ class Viewer:
             self.last_frame = self.renderer.read()
             # Not from inside the draw: pyglet is iterating over its windows.
             pyglet.clock.schedule_once(lambda dt: self.quit(), 0.0)
+
+    def _direct(self, snap: Snapshot, now: float, size: tuple[int, int]) -> None:
+        """The director's camera for this frame: it follows the simulated time shown, or
+        the wall clock times the time scale where that is more (paused, it still
+        settles). It holds while the mouse holds the camera or a Slinky, and in the side
+        view; a jump back in time (a reset, the instant replay) frames afresh."""
+        last, self._directed = self._directed, (snap.t, now)
+        if self.camera_held or self.ui.side_view or self.controls.drag == "grab":
+            return
+        d = self.director
+        d.resize(size)
+        if last is None or snap.t < last[0] or snap.t - last[0] > JUMP_S:
+            self.camera = d.start(snap)
+            return
+        wall = now - last[1]
+        self.camera = d.step(snap, max(snap.t - last[0],
+                                       wall * keys.TIME_SCALES[self.ui.scale_index]), wall)
 
     @property
     def render_scale(self) -> float:

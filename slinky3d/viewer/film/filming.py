@@ -16,7 +16,7 @@ import queue
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +39,7 @@ from slinky3d.scene.look import CameraHint, Look, merge_camera
 from slinky3d.scene.reach import lowest, reach_of
 from slinky3d.scene.spec import Scene
 from slinky3d.viewer.camera import OrbitCamera, frame_snapshots
+from slinky3d.viewer.director import FOLLOW, Director
 from slinky3d.viewer.gl.context import headless_context
 from slinky3d.viewer.gl.quality import AUTO
 from slinky3d.viewer.gl.renderer import Renderer
@@ -56,25 +57,38 @@ class Shot:
     fps: int
     slowmo: float = 1.0  # film seconds per simulated second
     hint: CameraHint = CameraHint()
+    mode: str = FOLLOW  # the camera's, when the hint has none
     orbit: float = 0.0  # degrees of yaw per second of film
     hud: bool = False
     quality: str = AUTO
 
 
 class Camera:
-    """The clip's camera: framed once on the first frame (and how low the Slinkies will
-    reach), so the view holds still while the Slinky moves; --orbit then turns it."""
+    """The clip's camera: the director (viewer/director.py) in the shot's mode, framed
+    on the run's first snapshot and how low the Slinkies will hang (the fixed camera;
+    its angles are the others' too), and driven by the film's own clock: simulated
+    time for the motion it follows, film time for the sway and --orbit."""
 
     def __init__(self, scene: Scene, first: Snapshot, look: Look, shot: Shot):
         hanging, falling = reach_of(scene)
         self.stage = stage_for(look, first, lowest(hanging, falling))
         # framed down to the hanging reach only, as screenshot: a fall would shrink the view
-        self.base = frame_snapshots((first,), shot.size, shot.hint, self.stage, hanging)
+        base = frame_snapshots((first,), shot.size, shot.hint, self.stage, hanging)
+        self.director = Director(shot.hint.mode or shot.mode, base, shot.size,
+                                 self.stage.floor_y if look.floor else None)
         self.orbit = math.radians(shot.orbit)
         self.fps = shot.fps
+        self._t: float | None = None  # the simulated time of the last frame
 
-    def at(self, frame: int) -> OrbitCamera:
-        return replace(self.base, yaw=self.base.yaw + self.orbit * frame / self.fps)
+    def at(self, frame: int, snap: Snapshot) -> OrbitCamera:
+        """The camera of film frame `frame`, which shows `snap`."""
+        self.director.turn = self.orbit * frame / self.fps
+        if self._t is None:
+            cam = self.director.start(snap)
+        else:
+            cam = self.director.step(snap, snap.t - self._t, 1.0 / self.fps)
+        self._t = snap.t
+        return cam
 
 
 def hud_line(snap: Snapshot, t: float, slowmo: float) -> str:
@@ -118,7 +132,7 @@ class Filmer:
         self.count = 0
 
     def frame(self, k: int, snap: Snapshot, t: float) -> None:
-        self.renderer.render(snap, self.look, self.camera.at(k), self.camera.stage)
+        self.renderer.render(snap, self.look, self.camera.at(k, snap), self.camera.stage)
         img = self.renderer.read()
         if self.shot.hud:
             img = draw_hud(img, hud_line(snap, t, self.shot.slowmo))

@@ -24,7 +24,6 @@ import shutil
 import sys
 import time
 from collections import deque
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -142,7 +141,6 @@ class Kiosk(Policy):
     def bind(self, app: Viewer) -> None:
         self.app = app
         self.placard = Placard(app.ctx)
-        self._sway_base = app.camera
         self._push_kiosk_handlers()
         self._sync_cursor()
 
@@ -263,7 +261,6 @@ class Kiosk(Policy):
             app.set_scale(0)
             app.ui.message = ""
         app.send(commands.Resume())
-        self._sway_base = app.camera
         self.attendant.opened_entry(i, now)
         self.entries_opened += 1
         self.upkeep.scene_opened(now)
@@ -301,13 +298,13 @@ class Kiosk(Policy):
         self.placard.draw(screen, size, title, text, hint)
 
     def _sway(self, now: float) -> None:
-        """The attract loop's camera: to and fro about the scene's framing."""
+        """The attract loop's camera: to and fro about the director's (which follows
+        the Slinky unless the scene says otherwise)."""
         sway = self.playlist.sway
         if self.attendant.mode != ATTRACT or sway <= 0 or self.app.ui.side_view:
             return
         phase = 2 * math.pi * (now - self.attendant.opened) / SWAY_PERIOD
-        base = self._sway_base
-        self.app.camera = replace(base, yaw=base.yaw + math.radians(sway) * math.sin(phase))
+        self.app.director.turn = math.radians(sway) * math.sin(phase)
 
     def _watch_solver(self) -> None:
         """Log roll-backs; a solver fault (the thread paused, its state put back) puts
