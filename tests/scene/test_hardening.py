@@ -93,6 +93,7 @@ distance = 1.5
 yaw_deg = 20.0
 pitch_deg = 10.0
 fov_deg = 35.0
+mode = "follow"
 """
 
 BOTH_ENDS = """
