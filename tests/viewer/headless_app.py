@@ -23,6 +23,8 @@ from slinky3d.runtime import commands  # noqa: E402
 from slinky3d.scene.loader import load  # noqa: E402
 from slinky3d.viewer.app import instant_replay, keys, window  # noqa: E402
 from slinky3d.viewer.app.window import Viewer  # noqa: E402
+from slinky3d.viewer.camera import corners  # noqa: E402
+from slinky3d.viewer.helix import bounds  # noqa: E402
 from slinky3d.viewer.overlay.panel import OVERLAYS  # noqa: E402
 
 SIZE = (480, 320)
@@ -246,6 +248,20 @@ def live(out):
                        "t_poked": t_poked, "t_shown": v.shown.t, "error": src.error,
                        "paused": src.paused,
                        "finite": bool(np.all(np.isfinite(src.sim.slinkies[0].qd)))}
+    # -- the drop, followed: the scene put back, let go (L), 2 s stepped frame by frame;
+    # where the window shows the Slinky's box, as fractions of its width and height
+    press("R")
+    v.send(commands.Pause())
+    res["drained"].append(src.drain())
+    frame_steps(0.1)
+    press("L")
+    boxes = []
+    for _ in range(60):
+        frame_steps(1 / 30)
+        px = v.camera.project(corners(*bounds(v.shown, pad=0.0)), *v.controls.window_size())
+        boxes.append([*(px.min(axis=0) / SIZE), *(px.max(axis=0) / SIZE)])
+    res["drop"] = {"boxes": boxes, "low": float(bounds(v.shown, pad=0.0)[0][1]),
+                   "floor": v.stage.floor_y, "held": v.camera_held}
     src.stop()
     res["gl_error"] = v.ctx.error
     print(json.dumps(res))

@@ -190,6 +190,17 @@ def test_a_roll_back_shows_in_the_hud_and_play_goes_on(live):
     assert live["gl_error"] == "GL_NO_ERROR"
 
 
+def test_the_app_follows_a_dropped_slinky_to_the_floor(live):
+    """L on the hanging steel Slinky: the follow camera keeps the whole Slinky in the
+    window, 5 % clear of every edge, while it falls and lands (issue 22: it landed as a
+    small cylinder at the bottom edge)."""
+    drop = live["drop"]
+    assert drop["low"] < drop["floor"] + 0.01 and not drop["held"]  # it landed
+    for k, (left, top, right, bottom) in enumerate(drop["boxes"]):
+        assert min(left, top, 1 - right, 1 - bottom) >= 0.05, k
+        assert bottom - top >= 0.1, k
+
+
 @pytest.mark.slow
 def test_the_window_moves_no_physics(tmp_path):
     """Every shipped scene opened in the window and played 2 s (drawn each frame, every
