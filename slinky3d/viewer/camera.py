@@ -49,12 +49,14 @@ class OrbitCamera:
         return np.asarray(self.target, float) + self.distance * d
 
     def basis(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Camera right, up and backward unit vectors in world space."""
-        back = self.eye() - self.target
-        back /= np.linalg.norm(back)
-        right = np.cross([0.0, 1.0, 0.0], back)
-        right /= np.linalg.norm(right)
-        return right, np.cross(back, right), back
+        """Camera right, up and backward unit vectors in world space: backward points to
+        the eye, right is the world's up crossed with it, up is backward x right (in
+        closed form: np.cross costs ~0.1 ms, and the director asks several times a
+        frame)."""
+        cy, sy = math.cos(self.yaw), math.sin(self.yaw)
+        cp, sp = math.cos(self.pitch), math.sin(self.pitch)
+        return (np.array([cy, 0.0, -sy]), np.array([-sp * sy, cp, -sp * cy]),
+                np.array([cp * sy, sp, cp * cy]))
 
     def clip_range(self) -> tuple[float, float]:
         # Near scales with the zoom so close-ups keep depth precision; far holds the floor.

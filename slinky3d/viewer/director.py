@@ -5,12 +5,12 @@ Three modes (scene/look.py CAMERA_MODES):
 * fixed: the scene's framing (camera.frame_snapshots), held still;
 * follow: every Slinky, and the holder at a held end, kept in frame with a margin. The
   camera's target and the logarithm of its distance move toward the framing the
-  Slinkies ask for as a critically damped spring (no overshoot, no jerk). That goal
-  has a dead band: it stays while the Slinkies' box stays inside it and fills most of
-  it, so that coils vibrating inside it move nothing; it leads a Slinky that travels by
-  its smoothed velocity times 2 / OMEGA, which cancels the spring's lag behind a
-  steady motion (a fall). Whatever the spring does, the box is kept in the picture, and
-  the eye stays above the floor;
+  Slinkies ask for as a critically damped spring (no overshoot). That goal has a dead
+  band: it stays while the Slinkies' box stays inside it and fills most of it, so that
+  coils vibrating inside it move nothing; it leads a Slinky that travels by its
+  smoothed velocity times 2 / OMEGA, which cancels the spring's lag behind a steady
+  motion (a fall), and not far past the floor, where a fall ends. Whatever the spring
+  does, the box is kept in the picture, and the eye stays above the floor;
 * cinematic: follow, the camera swaying slowly to and fro about the action.
 
 Numpy only, no GL: the app, `record`, the kiosk and `screenshot` use it, and tests run
@@ -152,7 +152,7 @@ class Director:
         return np.r_[target, math.log(d)]
 
     def _track(self, snap: Snapshot, dt: float) -> None:
-        """The smoothed velocity of the Slinkies' centre, led by (a soft dead band)."""
+        """The Slinkies' centre's velocity, low-passed over VELOCITY_TAU."""
         c = _centre(snap)
         if self._centre is not None and dt > 0:
             raw = (c - self._centre) / dt
@@ -173,9 +173,10 @@ class Director:
         self._velocity = np.zeros(2)
         self._track(snap, 0.0)
         yaw, scale = self._angles()
-        self._x = self._goal(subject_box(snap), yaw, scale, np.zeros(3))
+        box = subject_box(snap)
+        self._x = self._goal(box, yaw, scale, np.zeros(3))
         self._v = np.zeros(4)
-        return self._finish(snap, yaw)
+        return self._finish(box, yaw)
 
     def set_mode(self, mode: str, current: OrbitCamera) -> None:
         """Another mode, the camera moving on from `current` (no cut)."""
@@ -201,9 +202,9 @@ class Director:
         goal[3] = max(goal[3], math.log(fit_distance(here, corners(*box), self.aspect, KEEP)))
         if dt > 0:
             self._x, self._v = spring(self._x, self._v, goal, dt, RATES)
-        return self._finish(snap, yaw)
+        return self._finish(box, yaw)
 
-    def _finish(self, snap: Snapshot, yaw: float) -> OrbitCamera:
+    def _finish(self, box: tuple[np.ndarray, np.ndarray], yaw: float) -> OrbitCamera:
         """The state as a camera: the Slinkies' box kept in the picture, the eye above
         the floor."""
         if self.mode == FIXED:
@@ -213,7 +214,7 @@ class Director:
             # A Slinky stops on the floor, and so does the camera led down to it.
             self._x[1], self._v[1] = self.floor_y, max(self._v[1], 0.0)
         cam = self._camera(self._x[:3], math.exp(self._x[3]), yaw)
-        need = fit_distance(cam, corners(*subject_box(snap)), self.aspect, HARD_KEEP)
+        need = fit_distance(cam, corners(*box), self.aspect, HARD_KEEP)
         if need > cam.distance:
             cam.distance = need
             self._x[3] = math.log(need)
