@@ -230,9 +230,16 @@ class Viewer:
             self.camera = replace(cam, yaw=0.0, pitch=0.0, ortho=True)
             return
         self.camera_held = False
-        self.director.resize(self.window.get_framebuffer_size())
+        self._fit_director(self.window.get_framebuffer_size())
         self.camera = self.director.start(self.shown)
         self._directed = None
+
+    def _fit_director(self, size: tuple[int, int]) -> None:
+        """The director framing for a window of `size` (the fixed camera made again)."""
+        d = self.director
+        if abs(d.aspect - size[0] / max(size[1], 1)) > 1e-9:
+            d.base = self._frame(size)
+            d.resize(size)
 
     def next_camera_mode(self) -> None:
         """The director's next mode (fixed, follow, cinematic), from where the camera is."""
@@ -391,7 +398,7 @@ class Viewer:
         if self.camera_held or self.ui.side_view or self.controls.drag == "grab":
             return
         d = self.director
-        d.resize(size)
+        self._fit_director(size)
         if last is None or snap.t < last[0] or snap.t - last[0] > JUMP_S:
             self.camera = d.start(snap)
             return
