@@ -368,7 +368,14 @@ class Viewer:
         self.renderer.render(snap, self.look, self.camera, self.stage, target=target,
                              extra=self._extra(snap), helices=not self.ui.side_view,
                              tints=self.phenomena.tints(snap),
-                             marks=self.phenomena.marks(snap), scale=scale)
+                             marks=self.phenomena.marks(snap), scale=scale,
+                             slowmo=1.0 / self._time_scale())
+
+    def _time_scale(self) -> float:
+        """Simulated seconds shown per wall second now (the replay's or the chosen)."""
+        if self.instant_replay.replay is not None:
+            return keys.REPLAY_SPEED
+        return keys.TIME_SCALES[self.ui.scale_index]
 
     def _extra(self, snap: Snapshot) -> np.ndarray | None:
         """This frame's hand props: the hover marker, the side view's bars."""

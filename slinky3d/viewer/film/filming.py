@@ -118,7 +118,8 @@ class Filmer:
         self.count = 0
 
     def frame(self, k: int, snap: Snapshot, t: float) -> None:
-        self.renderer.render(snap, self.look, self.camera.at(k), self.camera.stage)
+        self.renderer.render(snap, self.look, self.camera.at(k), self.camera.stage,
+                             slowmo=self.shot.slowmo)
         img = self.renderer.read()
         if self.shot.hud:
             img = draw_hud(img, hud_line(snap, t, self.shot.slowmo))

@@ -146,6 +146,7 @@ class Renderer:
         self.profile: dict[str, list[float]] | None = None  # {} to time each pass
         self._helices = True
         self._tints: Sequence[np.ndarray | None] | None = None
+        self._slowmo = 1.0
         self._t = 0.0  # process time of the last profiling tick
         self.size = (0, 0)
         self.inner = (0, 0)  # the size the last frame was drawn at (scale < 1: smaller)
@@ -177,7 +178,8 @@ class Renderer:
     def render(self, snap: Snapshot, look: Look, cam: OrbitCamera, stage: Stage | None = None,
                target: moderngl.Framebuffer | None = None, extra: np.ndarray | None = None,
                helices: bool = True, tints: Sequence[np.ndarray | None] | None = None,
-               marks: np.ndarray | None = None, scale: float = 1.0) -> None:
+               marks: np.ndarray | None = None, scale: float = 1.0,
+               slowmo: float = 1.0) -> None:
         """Draw one frame into `target` (same size) or this renderer's own buffer.
 
         `stage` (floor height and extent) should stay the same through a run; None
@@ -193,6 +195,9 @@ class Renderer:
         picture is drawn at that fraction of the size in each direction and stretched to
         the full size. Pictures that are kept (screenshots, films) are drawn at 1, the
         default.
+        `slowmo`: seconds of the picture per simulated second (a film's slow motion, the
+        app's time scale), so that the coils' impact flash lasts as long on screen at
+        any speed (helix.impact_flash).
         """
         ctx, q = self.ctx, self.quality
         full = self.size
@@ -211,6 +216,7 @@ class Renderer:
             boxes = np.concatenate([boxes, extra.astype("f4", copy=False)])
         self._helices = helices
         self._tints = tints
+        self._slowmo = slowmo
         lo, hi = helix.bounds(snap, pad=0.02)
         slinky_box = (lo.copy(), hi.copy())
         if len(boxes):
@@ -524,7 +530,8 @@ class Renderer:
         if not self._helices:
             return
         for i, sl in enumerate(snap.slinkies):
-            inst = np.c_[helix.instances(sl), helix.impact_flash(sl), self._tint(i, sl.N)
+            inst = np.c_[helix.instances(sl), helix.impact_flash(sl, self._slowmo),
+                         self._tint(i, sl.N)
                          ].astype("f4")
             self._hoop_buffer(i, sl.N).write(_near_first(inst, eye, sl.R).tobytes())
 
