@@ -460,7 +460,7 @@ class Renderer:
     def _decor(self, snap: Snapshot, look: Look, floor_y: float) -> np.ndarray:
         """Holders and stairs as triangles (rebuilt only when a held end moves), and the
         grab coupling (every frame while it pulls)."""
-        key = (look, floor_y, tuple(_holder_key(sl) for sl in snap.slinkies))
+        key = (look, floor_y, tuple(_holder_key(sl, snap.t) for sl in snap.slinkies))
         if key != self._decor_key:
             self._decor_key, self._decor_mesh = key, self._build_decor(snap, look, floor_y)
         grabs = [coupling.spring_damper(sl.grab, sl.grab_point, COUPLING_SIZE * sl.R,
@@ -471,10 +471,16 @@ class Renderer:
     def _build_decor(self, snap: Snapshot, look: Look, floor_y: float) -> np.ndarray:
         parts = []
         for sl in snap.slinkies:
+            held = props.grips(sl)
+            left = list(zip(props.left_grips(sl), props.opening(sl, snap.t), strict=True))
             if look.anchor == "post":
-                parts += props.holder_boxes(sl, floor_y, HOLDER_COLOUR)
+                parts += [b for g in held for b in props.post_boxes(g, floor_y, HOLDER_COLOUR)]
+                parts += [b for g, o in left
+                          for b in props.post_boxes(g, floor_y, HOLDER_COLOUR, o)]
             elif look.anchor == "hand":
-                parts += props.hand_boxes(sl, SKIN_COLOUR)
+                parts += [b for g in held for b in props.hand_part_boxes(g, SKIN_COLOUR)]
+                parts += [b for g, o in left
+                          for b in props.hand_part_boxes(g, SKIN_COLOUR, o)]
         parts += props.stair_boxes(look.stairs, look.stairs_depth, floor_y,
                                  (*look.stairs_colour, 0.0))
         return np.concatenate(parts) if parts else np.zeros((0, 10), "f4")
@@ -587,12 +593,14 @@ class Renderer:
         set_uniform(prog, "rainbow", int(look.rainbow))
 
 
-def _holder_key(sl) -> tuple:
+def _holder_key(sl, t: float) -> tuple:
     """What a Slinky's holders (or hands) are built from: its held ends' end half hoops
     and their neighbours, and on which side of each the middle of the Slinky lies (a
-    free end moves every frame, and left the holders rebuilt every frame)."""
+    free end moves every frame, and left the holders rebuilt every frame); and the
+    holders that let go, and how far open they are."""
     e = sl.ends
-    key: list = [len(e), sl.R, sl.anchor_held, sl.far_held]
+    key: list = [len(e), sl.R, sl.anchor_held, sl.far_held,
+                 tuple((x.points.tobytes(), x.t) for x in sl.left), *props.opening(sl, t)]
     if (sl.anchor_held or sl.far_held) and len(e) >= 3:
         middle = (0.5 * (e[1:] + e[:-1])).mean(axis=0)
         for held, near, bar, centre in (
