@@ -53,6 +53,7 @@ from slinky3d.viewer.film.clips import Clips
 from slinky3d.viewer.gl.dynamic_resolution import ResolutionController
 from slinky3d.viewer.gl.renderer import Renderer
 from slinky3d.viewer.jobs import HEADLESS_HINT
+from slinky3d.viewer.overlay import placement
 from slinky3d.viewer.overlay.cache import OverlayCache
 from slinky3d.viewer.overlay.layer import Overlay, OverlayView
 from slinky3d.viewer.overlay.panel import ApplyParams, ClosePanel, SaveScene, Scrub
@@ -306,6 +307,8 @@ class Viewer:
         view = self.views.view(self.scene, snap, now)
         view.phenomena = self.phenomena.view(snap, now)
         view.help_lines = self.policy.help_lines(view.help_lines)
+        w, h = self._screen_size
+        view.subject = tuple(placement.subject(snap, self.camera, w / max(h, 1)))
         if self.resolution is not None:  # the scale the last picture was drawn at
             view.render_scale = self.renderer.inner[0] / max(self.renderer.size[0], 1)
         return view

@@ -105,6 +105,9 @@ class OverlayView:
     phenomena: Any = None
     # The scale the 3D picture is drawn at (dynamic resolution); None: always full.
     render_scale: float | None = None
+    # Each Slinky's box on screen, as fractions of the picture (placement.subject): the
+    # HUD and the caption keep off them.
+    subject: tuple[tuple[float, float, float, float], ...] = ()
 
 
 class Overlay:
