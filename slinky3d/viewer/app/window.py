@@ -435,13 +435,15 @@ class Viewer:
         return pyglet.event.EVENT_HANDLED  # on_draw follows the framebuffer's size
 
     def grab_frame(self) -> np.ndarray:
-        """The window as shown (3D and overlay), (h, w, 3) uint8, top row 0: drawn again
-        now into the back buffer and read from it."""
+        """The window as shown (3D, overlay and what the policy lays over it: the
+        kiosk's placard), (h, w, 3) uint8, top row 0: drawn again now into the back
+        buffer and read from it."""
         gl = pyglet.gl
         self.window.switch_to()
         self._render(self.shown, self._screen)
         self._screen.use()
         self.overlay.frame(self.overlay_view(self.shown))
+        self.policy.after_overlay(self._screen, self._screen_size, time.perf_counter())
         w, h = self._screen_size
         buf = (gl.GLubyte * (w * h * 3))()
         gl.glBindFramebuffer(gl.GL_READ_FRAMEBUFFER, 0)
