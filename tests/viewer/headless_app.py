@@ -457,8 +457,8 @@ def caption(out):
     Image.fromarray(v.grab_frame()).save(Path(out) / "hanging.png")
     w.dispatch_event("on_key_press", key.L, 0)
     w.dispatch_event("on_key_release", key.L, 0)
-    for _ in range(24):  # 1.2 s: the fall and the landing
-        v.send(commands.Step(round(0.05 / src.sim.h)))
+    for _ in range(12):  # 1.2 s: the fall and the landing
+        v.send(commands.Step(round(0.1 / src.sim.h)))
         assert src.drain(300)
         measure()
     Image.fromarray(v.grab_frame()).save(Path(out) / "landed.png")
