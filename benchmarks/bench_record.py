@@ -1,7 +1,11 @@
 """Recording speed and memory of `slinky3d record` (headless, H.264 MP4).
 
 Each case films the plastic Slinky's drop (drop-plastic) in 4x slow motion, in a fresh
-process so that its peak memory is its own: frames per second of wall time, how
+process so that its peak memory is its own. It first films the clip bare (drawn and
+read back, the frames dropped: the render's own cost), then records it to an MP4 (the
+encoder on its own thread, overlapping the rendering), REPEATS times each, alternated:
+the median wall time per frame of both and their ratio (the target: record at most
+1.3x the bare render). Then, from one more recording: frames per second of wall time, how
 fast against real time (seconds of film per wall second), the share of the time the
 encoder takes, the peak resident memory (RSS), the resident memory's growth over the
 second half of the clip, and the peak of Python's own allocations (tracemalloc: numpy
@@ -22,6 +26,7 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -38,11 +43,22 @@ SCENE = "drop-plastic"
 SLOWMO = 4.0
 SIZES = ["1280x720@30", "1920x1080@60"]  # WxH@FPS: the target's and the one reported
 LENGTHS = [2.0, 4.0]  # seconds of film
+REPEATS = 3  # bare and recorded films of each case, alternated: their medians compared
 
 
 def rss_mib() -> float:
     with open("/proc/self/statm", encoding="ascii") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+class Drop:
+    """A sink that drops the frames: the bare render's film."""
+
+    def write(self, frame: Any) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
 
 
 class Meter:
@@ -73,8 +89,14 @@ def one(w: int, h: int, fps: int, seconds: float, quality: str) -> dict[str, Any
 
     sc = load(SCENE)
     shot = Shot(size=(w, h), fps=fps, slowmo=SLOWMO, quality=quality)
+    bare_ms, record_ms = [], []
     with tempfile.TemporaryDirectory() as d:
         out = Path(d) / "film.mp4"
+        for _ in range(REPEATS):  # alternated, so that the machine's load hits both
+            b = film(sc, seconds / SLOWMO, shot, lambda: [Drop()])
+            bare_ms.append(1e3 * b["wall"] / b["frames"])
+            r = film(sc, seconds / SLOWMO, shot, lambda: [VideoWriter(out, (w, h), fps)])
+            record_ms.append(1e3 * r["wall"] / r["frames"])
         meter: list[Meter] = []
 
         def sinks() -> list[Any]:
@@ -93,6 +115,10 @@ def one(w: int, h: int, fps: int, seconds: float, quality: str) -> dict[str, Any
     return {
         "size": f"{w}x{h}", "fps": fps, "clip_s": n / fps, "frames": n,
         "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
+        "bare_ms_per_frame": round(statistics.median(bare_ms), 2),
+        "record_ms_per_frame": round(statistics.median(record_ms), 2),
+        "record_over_bare": round(statistics.median(record_ms) / statistics.median(bare_ms),
+                                  3),
         "frames_per_s": round(n / wall, 2), "x_real_time": round(n / fps / wall, 3),
         "encode_share": round(m.encode / wall, 3),
         "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
@@ -153,6 +179,10 @@ def main() -> None:
                                  capture_output=True, text=True, check=True)
             row = json.loads(res.stdout.strip().splitlines()[-1])
             mine.append(row)
+            print(f"{row['size']:>9} {row['fps']:3d} fps, {row['clip_s']:5.1f} s of film: "
+                  f"bare render {row['bare_ms_per_frame']:.1f} ms/frame, record "
+                  f"{row['record_ms_per_frame']:.1f} ms/frame: record/bare "
+                  f"{row['record_over_bare']:.2f}x (target <= 1.3x)", flush=True)
             print(f"{row['size']:>9} {row['fps']:3d} fps, {row['clip_s']:5.1f} s of film: "
                   f"{row['frames_per_s']:6.2f} frames/s = {row['x_real_time']:5.2f}x real "
                   f"time (encoder {100 * row['encode_share']:.0f} %), peak RSS "

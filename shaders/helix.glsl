@@ -86,7 +86,9 @@ in float v_along;
 in float v_flash;
 in vec4 v_tint;
 out vec4 frag;
-const vec3 FLASH = vec3(1.6, 1.25, 0.55);  // a warm white spark, linear
+// An impact lights its coils up in their own colour (a glow of the albedo, added),
+// so that the hue stays the material's and only the brightness tells of the hit.
+const float FLASH_GAIN = 1.2;
 
 vec3 hue(float h) {
     vec3 k = clamp(abs(mod(h * 6.0 + vec3(0.0, 4.0, 2.0), 6.0) - 3.0) - 1.0, 0.0, 1.0);
@@ -109,6 +111,7 @@ void main() {
     float aniso = pow64(sqrt(max(1.0 - th * th, 0.0)));
     vec3 c = base * (0.85 * refl + 0.12 * ambient(N))
              + base * KEY * (0.1 + 1.8 * aniso) * (ndl * sh);
+    vec3 glow = base;
 #else
     // Glossy plastic: coloured diffuse, a sharp white highlight, Fresnel reflection.
     vec3 a = rainbow == 1 ? to_linear(hue(0.83 * v_along)) : albedo_lin;
@@ -119,8 +122,9 @@ void main() {
     vec3 diffuse = a * (KEY * ndl * sh + FILL * max(dot(N, FILL_DIR), 0.0) + ambient(N));
     float spec = pow128(max(dot(N, H), 0.0)) * 1.2 * sh;
     vec3 c = diffuse * (1.0 - fres) + KEY * spec + 0.5 * fres * refl;
+    vec3 glow = a;
 #endif
-    c = mix(c, FLASH, 0.75 * v_flash);
+    c += FLASH_GAIN * v_flash * glow;
     frag = vec4(tonemap(c), 1.0);
 }
 #endif

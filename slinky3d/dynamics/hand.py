@@ -9,6 +9,7 @@ and the modes these change.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -19,6 +20,16 @@ from slinky3d.model.params import Params
 DRIVE_ACCELERATION = 8.0  # m/s^2: the hand moving a held end (DriveBase) at most this
 DRIVE_SPEED = 20.0  # m/s: and at most this fast
 DRIVE_REACH = 100.0  # m: and keeps it this near the origin (it brakes in time)
+
+
+class Left(NamedTuple):
+    """A holder that let go of an end, where it let go: what the viewer draws there,
+    open, from then on (`SlinkySolver._left_end`)."""
+
+    points: np.ndarray  # (3, 2) the end point and the next two, world m, end first
+    middle: np.ndarray  # (2,) the Slinky's middle at the release (the holder's side)
+    sign: float  # the end half hoop's bulge: +1 toward +z
+    t: float  # simulated s of the release
 
 
 def catch(p: Params, q: np.ndarray, qd: np.ndarray, locked: np.ndarray,

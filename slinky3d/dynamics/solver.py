@@ -23,7 +23,7 @@ from slinky3d.dynamics.couplings import (
     soft_defaults,
     soft_substeps,
 )
-from slinky3d.dynamics.hand import DRIVE_SPEED, catch, drive_acceleration, reverse
+from slinky3d.dynamics.hand import DRIVE_SPEED, Left, catch, drive_acceleration, reverse
 from slinky3d.dynamics.sleep import Rest, RestTest
 from slinky3d.dynamics.step import run
 from slinky3d.dynamics.workspace import (
@@ -130,6 +130,12 @@ class SlinkySolver:
         self._touched()
         self.modes["anchor_free"] = 0
         self.modes["grab"] = 0
+        # Where a holder let go of an end (drawn there, open, afterwards): a drawing
+        # hint, not part of the state. The far end is still until its scheduled release.
+        self.left: list[Left] = []
+        far = self.spec.far
+        if far.condition == "released" and math.isfinite(far.release_time):
+            self.left.append(self._left_end(far=True, t=max(far.release_time, 0.0)))
         if not self.spec.anchor.held_at(0.0):
             self._free_anchor()
         if hard(self.modes["law"]):
@@ -154,6 +160,20 @@ class SlinkySolver:
 
     def _first_joint(self) -> int:
         return chain.first_joint(self.free)
+
+    def _left_end(self, far: bool, t: float) -> Left:
+        """Where the holder of an end lets go at time t: the end point and the next two
+        (world m, from the end inward), the Slinky's middle (the side the holder sits
+        on), the end half hoop's bulge sign (half hoop k bulges +z for even k)."""
+        e = self.ends()
+        middle = 0.5 * (e[1:] + e[:-1]).mean(axis=0)
+        if far:
+            return Left(e[::-1][:3].copy(), middle, -1.0 if (len(e) - 2) % 2 else 1.0, t)
+        return Left(e[:3].copy(), middle, 1.0, t)
+
+    def left_holders(self) -> list[Left]:
+        """The holders that have let go of an end by now (see `_left_end`)."""
+        return [x for x in self.left if x.t <= self.t]
 
     def _free_anchor(self) -> None:
         """The anchored end lets go: its pose becomes free, joint 1 loses its spring."""
@@ -285,6 +305,7 @@ class SlinkySolver:
         """Let go of the held end now; '' or why not. With both ends held, the anchored
         end is let go of and the far end becomes the anchored one (re-rooted)."""
         if self.far_held(self.t):
+            self.left.append(self._left_end(far=self.free, t=self.t))
             if not self.free:
                 self._reroot()
                 self._clamp()
@@ -292,6 +313,7 @@ class SlinkySolver:
             return ""
         if self.free:
             return "no end is held"
+        self.left.append(self._left_end(far=False, t=self.t))
         self._take_over()
         self._stop_hand()
         self._free_anchor()
@@ -314,6 +336,7 @@ class SlinkySolver:
             return f"point {point} is not an end (0 or {n})"
         self._take_over()
         self._clamp()
+        self.left.clear()  # the hand holds on again: no holder is left open
         return ""
 
     def _clamp(self) -> None:
@@ -355,8 +378,10 @@ class SlinkySolver:
         self._touched()
 
     def _take_over(self) -> None:
-        """From now on the hand, not the scene's schedule, holds and lets go."""
+        """From now on the hand, not the scene's schedule, holds and lets go (a release
+        the schedule had for later will not come)."""
         self.hand = True
+        self.left = [x for x in self.left if x.t <= self.t]
         self._touched()
 
     def _hand_at(self, t0: float, offset: np.ndarray, velocity: np.ndarray,
@@ -500,6 +525,7 @@ class SlinkySolver:
                 t_next = (self.k + 1) * h
                 if t_rel - self.t > 1e-12 * h:
                     self._advance_raw(t_rel - self.t)
+                self.left.append(self._left_end(far=False, t=t_rel))
                 self._free_anchor()
                 self._advance_raw(t_next - self.t)
                 self.k += 1

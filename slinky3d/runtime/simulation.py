@@ -146,7 +146,7 @@ class Simulation:
                 grab_point=ends[g].copy() if g is not None else None,
                 anchor_held=not s.free, far_held=s.far_held(s.t), preset=p.preset,
                 energy=Energy(*s.energy_account()), impact_age=s.impact_age(),
-                asleep=s.asleep))
+                asleep=s.asleep, left=tuple(s.left_holders())))
         return Snapshot(t=self.t, slinkies=tuple(out), real_time_factor=real_time_factor,
                         behind=behind, status=self.status, rollbacks=self.rollbacks)
 

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 
+from slinky3d.dynamics.hand import Left
+
 
 @dataclass(frozen=True)
 class Energy:
@@ -50,6 +52,9 @@ class SlinkySnapshot:
     # the viewer can flash the coils that just hit
     impact_age: np.ndarray | None = None
     asleep: bool = False  # at rest on the world and not integrated (docs/solver.md, "Sleeping")
+    # Holders that let go of an end, where they let go: drawn there, open (a released
+    # stand stays in the picture)
+    left: tuple[Left, ...] = ()
 
     @property
     def N(self) -> int:

@@ -26,8 +26,8 @@ from slinky3d.scene.world import WORLD_KEYS, check_clear, read_world
 DT_MAX = 5e-3  # s: the undamped explicit step nears its stability limit (modes ~400 rad/s)
 # beyond it, and the damped one leaves sub-millimetre accuracy (docs/solver.md, "The default step")
 
-SCENE_KEYS = ("title", "description", "duration", "dt", "sleep", "slinky", "look", "camera",
-              "world")
+SCENE_KEYS = ("title", "description", "references", "duration", "dt", "sleep", "slinky",
+              "look", "camera", "world")
 
 
 def from_dict(doc: dict, where: str = "<scene>", overrides: Sequence[str] = (),
@@ -64,7 +64,8 @@ def from_dict(doc: dict, where: str = "<scene>", overrides: Sequence[str] = (),
         slinkies=slinkies,
         dt=t.number("dt", default_dt(slinkies), lo=0.0, hi=DT_MAX, open_lo=True),
         title=t.string("title", stem),
-        description=t.string("description", ""),
+        description=t.caption("description", ""),
+        references=t.string("references", ""),
         duration=t.number("duration", Scene.duration, lo=0.0),
         path=where,
         look=look,

@@ -161,7 +161,8 @@ class Scene:
 
     slinkies: tuple[SlinkySpec, ...]
     title: str = "untitled"
-    description: str = ""
+    description: str = ""  # the caption visitors read: plain words, no doc references
+    references: str = ""  # where the docs explain the scene (for the docs, never shown)
     duration: float = 1.0  # s
     dt: float = 4e-3  # real-time solver step, s: see default_dt
     path: str = ""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any, NoReturn, TypedDict, TypeVar, Unpack
 
@@ -110,6 +111,11 @@ def _count(v: Any) -> str:
     return f"{len(v)} value" + ("" if len(v) == 1 else "s")
 
 
+# A reference to the docs in a visitor's caption: a docs/ path, a Markdown file or a
+# numbered section of one.
+DOC_REFERENCE = re.compile(r"docs/\S*|\b[\w-]+\.md\b|\bsection \d+")
+
+
 class Table:
     """One TOML table under a dotted key, with typed getters that validate."""
 
@@ -145,6 +151,16 @@ class Table:
         v = self.data.get(k, default)
         if not isinstance(v, str):
             self.fail(k, f"must be a string, not {type_name(v)}")
+        return v
+
+    def caption(self, k: str, default: str) -> str:
+        """A string shown to visitors (a scene's description, a kiosk caption): plain
+        words, without references to the docs, which go in the scene's `references`."""
+        v = self.string(k, default)
+        m = DOC_REFERENCE.search(v)
+        if m:
+            self.fail(k, f"a caption for visitors cites '{m.group(0)}': put references to "
+                         "the docs in the scene's `references` key")
         return v
 
     def choice(self, k: str, default: str, choices: Sequence[str]) -> str:

@@ -56,14 +56,20 @@ def instances(sl: SlinkySnapshot) -> np.ndarray:
     return np.c_[C, u, sign, along].astype("f4")
 
 
-FLASH_S = 0.15  # simulated s a coil impact lights its half hoops up for
+# Seconds of the picture (film or screen, not simulated) a coil impact lights its half
+# hoops up for: short, so that only the coils hitting now stand out, however slow the
+# motion (a collapse's impacts follow each other within milliseconds of simulated time).
+FLASH_S = 0.08
 
 
-def impact_flash(sl: SlinkySnapshot, duration: float = FLASH_S) -> np.ndarray:
-    """(N,) per half hoop, 1 at a coil impact fading to 0 after `duration` simulated
-    seconds: the larger of its two joints' (zeros when the snapshot has no impact ages)."""
+def impact_flash(sl: SlinkySnapshot, slowmo: float = 1.0) -> np.ndarray:
+    """(N,) per half hoop, 1 at a coil impact fading to 0 after FLASH_S seconds of the
+    picture, which at `slowmo` (picture seconds per simulated second) is FLASH_S / slowmo
+    simulated seconds: the larger of its two joints' (zeros when the snapshot has no
+    impact ages)."""
     if sl.impact_age is None:
         return np.zeros(sl.N)
+    duration = FLASH_S / max(slowmo, 1e-9)
     age = np.asarray(sl.impact_age, float)
     f = np.clip(1.0 - np.fmin(age, 1e6) / duration, 0.0, 1.0)  # fmin: NaN counts as never
     return np.maximum(f, np.r_[f[1:], 0.0])

@@ -1,5 +1,6 @@
 """The props around the Slinky as boxes of triangles (numpy only, no GL): holders, the
-hand and the stairs (the grab coupling: `coupling`).
+hand and the stairs (the grab coupling: `coupling`). A holder that let go of an end
+stays where it let go, drawn open (`left_grips`).
 
 Every prop is a list of (36, 10) float32 triangle arrays (position, normal, rgba) that
 the renderer draws with mesh.glsl.
@@ -7,10 +8,12 @@ the renderer draws with mesh.glsl.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from slinky3d.runtime.snapshot import SlinkySnapshot
-from slinky3d.viewer.helix import hoop_frames, wire_thickness
+from slinky3d.viewer.helix import wire_thickness
 
 
 def box(
@@ -42,84 +45,141 @@ def span_box(lo, hi, colour: tuple[float, ...]) -> np.ndarray:
     return box(0.5 * (lo + hi), tuple(0.5 * (hi - lo)), colour)
 
 
-def holder_boxes(
-    sl: SlinkySnapshot, floor_y: float, colour: tuple[float, ...]
-) -> list[np.ndarray]:
-    """A clamp plate on each held end's half hoop, an arm and a post down to the floor.
+@dataclass(frozen=True)
+class Grip:
+    """Where a holder grips one end of a Slinky: the end half hoop's midpoint `C` and
+    unit bar `u`, `perp` (in the plane, away from its neighbour: the side the holder
+    sits on), `along` (along the bar, away from the rest of the Slinky), its bulge sign,
+    the Slinky's radius and wire thickness (all world metres)."""
+
+    C: np.ndarray
+    u: np.ndarray
+    perp: np.ndarray
+    along: np.ndarray
+    sign: float
+    R: float
+    thickness: float
+
+
+def grip(end: np.ndarray, neighbour: np.ndarray, next_: np.ndarray, middle: np.ndarray,
+         sign: float, R: float, thickness: float) -> Grip:
+    """The grip on the half hoop from `end` to `neighbour` (the end point and the next
+    one), whose neighbouring half hoop goes on to `next_`; `middle`: the Slinky's."""
+    end, neighbour, next_ = (np.asarray(a, float) for a in (end, neighbour, next_))
+    C, Cn = 0.5 * (end + neighbour), 0.5 * (neighbour + next_)
+    d = end - neighbour
+    u = d / max(float(np.linalg.norm(d)), 1e-12)
+    perp = np.array([-u[1], u[0]])
+    if perp @ (C - Cn) < 0:
+        perp = -perp
+    along = u if u @ (C - np.asarray(middle, float)) >= 0 else -u
+    return Grip(C, u, perp, along, float(sign), float(R), float(thickness))
+
+
+def grips(sl: SlinkySnapshot) -> list[Grip]:
+    """The grips on a Slinky's held ends."""
+    e = np.asarray(sl.ends, float)
+    if len(e) < 3:
+        return []
+    middle = (0.5 * (e[1:] + e[:-1])).mean(axis=0)
+    t = wire_thickness(sl)
+    out = []
+    if sl.anchor_held:
+        out.append(grip(e[0], e[1], e[2], middle, 1.0, sl.R, t))
+    if sl.far_held:
+        out.append(grip(e[-1], e[-2], e[-3], middle, 1.0 if (len(e) - 2) % 2 == 0 else -1.0,
+                        sl.R, t))
+    return out
+
+
+def left_grips(sl: SlinkySnapshot) -> list[Grip]:
+    """The grips of the holders that let go of the Slinky's ends, where they let go."""
+    t = wire_thickness(sl)
+    return [grip(x.points[0], x.points[1], x.points[2], x.middle, x.sign, sl.R, t)
+            for x in sl.left]
+
+
+OPEN_GAP = 0.012  # m: an open clamp's plate stands this far off the coil
+OPEN_S = 0.05  # simulated s a holder takes to open after it lets go
+
+
+def opening(sl: SlinkySnapshot, t: float) -> list[float]:
+    """How far open (0..1) each of the Slinky's let-go holders is at time t."""
+    return [float(np.clip((t - x.t) / OPEN_S, 0.0, 1.0)) for x in sl.left]
+
+
+def post_boxes(g: Grip, floor_y: float, colour: tuple[float, ...],
+               opening: float = 0.0) -> list[np.ndarray]:
+    """A clamp plate on the gripped half hoop, an arm and a post down to the floor.
 
     The plate lies against the end half hoop on the side away from its neighbour (where
     the model's holder bar 0 is), so it never cuts into the coils. The arm runs along
     the end bar, away from the rest of the Slinky, and back to a post that stands
     beside the end and behind the plane the Slinky moves in, so it never cuts it.
+    `opening` 0..1: the clamp drawn open, the plate and arm OPEN_GAP off the coil.
     """
-    out: list[np.ndarray] = []
-    e = np.asarray(sl.ends, float)
-    C, u, _ = hoop_frames(e)
-    if len(C) < 2:
-        return out
-    t = wire_thickness(sl)
-    middle = C.mean(axis=0)
-    for held, k, nb in ((sl.anchor_held, 0, 1), (sl.far_held, len(C) - 1, len(C) - 2)):
-        if not held:
-            continue
-        perp = np.array([-u[k, 1], u[k, 0]])
-        if perp @ (C[k] - C[nb]) < 0:
-            perp = -perp
-        along = u[k] if u[k] @ (C[k] - middle) >= 0 else -u[k]
-        plate_t, arm_t, post_t = 0.004, 0.010, 0.016
-        axes = np.array([[*along, 0.0], [*perp, 0.0], [0.0, 0.0, 1.0]])
-        if np.linalg.det(axes) < 0:
-            axes[2] = -axes[2]
-        c = C[k] + perp * (0.5 * t + 0.5 * plate_t)
-        out.append(box([*c, 0.0], (1.1 * sl.R, 0.5 * plate_t, 1.1 * sl.R), colour, axes))
-        # The post stands beside the end and behind the plane the Slinky swings in.
-        reach, z_post = 1.1 * sl.R + 0.03, -(1.1 * sl.R + 0.02)
-        start = np.r_[C[k] + perp * (0.5 * t + plate_t + 0.5 * arm_t), 0.0]
-        foot = start + np.r_[along * reach, z_post]
-        d = (foot - start) / np.linalg.norm(foot - start)
-        p3 = np.r_[perp, 0.0]
-        arm_axes = np.array([d, p3, np.cross(d, p3)])
-        arm = float(np.linalg.norm(foot - start))
-        out.append(box(0.5 * (start + foot), (0.5 * arm, 0.5 * arm_t, 0.5 * arm_t), colour,
-                       arm_axes))
-        hp = 0.5 * post_t
-        top, bottom = foot[1] + 0.5 * arm_t, min(floor_y, foot[1] - 0.05)
-        out.append(span_box([foot[0] - hp, bottom, foot[2] - hp],
-                            [foot[0] + hp, top, foot[2] + hp], colour))
+    perp, along, t, R = g.perp, g.along, g.thickness, g.R
+    plate_t, arm_t, post_t = 0.004, 0.010, 0.016
+    axes = np.array([[*along, 0.0], [*perp, 0.0], [0.0, 0.0, 1.0]])
+    if np.linalg.det(axes) < 0:
+        axes[2] = -axes[2]
+    gap = OPEN_GAP * float(np.clip(opening, 0.0, 1.0))
+    c = g.C + perp * (0.5 * t + 0.5 * plate_t + gap)
+    out = [box([*c, 0.0], (1.1 * R, 0.5 * plate_t, 1.1 * R), colour, axes)]
+    # The post stands beside the end and behind the plane the Slinky swings in.
+    reach, z_post = 1.1 * R + 0.03, -(1.1 * R + 0.02)
+    start = np.r_[g.C + perp * (0.5 * t + plate_t + 0.5 * arm_t + gap), 0.0]
+    foot = start + np.r_[along * reach, z_post]
+    d = (foot - start) / np.linalg.norm(foot - start)
+    p3 = np.r_[perp, 0.0]
+    arm_axes = np.array([d, p3, np.cross(d, p3)])
+    arm = float(np.linalg.norm(foot - start))
+    out.append(box(0.5 * (start + foot), (0.5 * arm, 0.5 * arm_t, 0.5 * arm_t), colour,
+                   arm_axes))
+    hp = 0.5 * post_t
+    top, bottom = foot[1] + 0.5 * arm_t, min(floor_y, foot[1] - 0.05)
+    out.append(span_box([foot[0] - hp, bottom, foot[2] - hp],
+                        [foot[0] + hp, top, foot[2] + hp], colour))
     return out
+
+
+def hand_part_boxes(g: Grip, colour: tuple[float, ...],
+                    opening: float = 0.0) -> list[np.ndarray]:
+    """A stylised hand holding the gripped end from outside: the palm on the end half
+    hoop (on the side away from its neighbour), fingers and thumb reaching past its
+    rim, and the forearm going away from the Slinky. Boxes only; nothing enters the
+    coils. `opening` 0..1: the hand drawn open, lifted off the coil, fingers and thumb
+    spread away from the rim."""
+    axes = np.array([[*g.u, 0.0], [*g.perp, 0.0], [0.0, 0.0, 1.0]])
+    if np.linalg.det(axes) < 0:
+        axes[2] = -axes[2]
+    o = float(np.clip(opening, 0.0, 1.0))
+    lift = OPEN_GAP * o
+    origin = np.r_[g.C, 0.0]
+    # (offset along the bar, out from the coil, across in z), half extents
+    parts = [((0.0, 0.011, 0.0), (0.042, 0.011, 0.038))]  # palm on the end half hoop
+    bulge = g.sign * (g.R + 0.008 + 0.02 * o)  # fingers outside the half hoop's bulge
+    parts += [((x, -0.007 + 0.025 * o, bulge), (0.0075, 0.026, 0.0075))
+              for x in (-0.027, -0.009, 0.009, 0.027)]
+    parts += [((0.0, -0.001 + 0.025 * o, -bulge), (0.009, 0.02, 0.008)),  # thumb
+              ((0.0, 0.101, 0.0), (0.03, 0.085, 0.028))]  # forearm
+    out = []
+    for (x, y, w), half in parts:
+        centre = origin + x * axes[0] + (0.5 * g.thickness + y + lift) * axes[1] + [0, 0, w]
+        out.append(box(centre, half, colour, axes))
+    return out
+
+
+def holder_boxes(
+    sl: SlinkySnapshot, floor_y: float, colour: tuple[float, ...]
+) -> list[np.ndarray]:
+    """A clamp on a post at each held end (`post_boxes`)."""
+    return [b for g in grips(sl) for b in post_boxes(g, floor_y, colour)]
 
 
 def hand_boxes(sl: SlinkySnapshot, colour: tuple[float, ...]) -> list[np.ndarray]:
-    """A stylised hand holding each held end from outside: the palm on the end half hoop
-    (on the side away from its neighbour), fingers and thumb reaching past its rim, and
-    the forearm going away from the Slinky. Boxes only; nothing enters the coils."""
-    out: list[np.ndarray] = []
-    e = np.asarray(sl.ends, float)
-    C, u, sign = hoop_frames(e)
-    if len(C) < 2:
-        return out
-    t = wire_thickness(sl)
-    for held, k, nb in ((sl.anchor_held, 0, 1), (sl.far_held, len(C) - 1, len(C) - 2)):
-        if not held:
-            continue
-        perp = np.array([-u[k, 1], u[k, 0]])
-        if perp @ (C[k] - C[nb]) < 0:
-            perp = -perp
-        axes = np.array([[*u[k], 0.0], [*perp, 0.0], [0.0, 0.0, 1.0]])
-        if np.linalg.det(axes) < 0:
-            axes[2] = -axes[2]
-        origin = np.r_[C[k], 0.0]
-        # (offset along the bar, out from the coil, across in z), half extents
-        parts = [((0.0, 0.011, 0.0), (0.042, 0.011, 0.038))]  # palm on the end half hoop
-        bulge = sign[k] * (sl.R + 0.008)  # fingers outside the half hoop's bulge
-        parts += [((x, -0.007, bulge), (0.0075, 0.026, 0.0075))
-                  for x in (-0.027, -0.009, 0.009, 0.027)]
-        parts += [((0.0, -0.001, -bulge), (0.009, 0.02, 0.008)),  # thumb
-                  ((0.0, 0.101, 0.0), (0.03, 0.085, 0.028))]  # forearm
-        for (x, y, w), half in parts:
-            centre = origin + x * axes[0] + (0.5 * t + y) * axes[1] + [0.0, 0.0, w]
-            out.append(box(centre, half, colour, axes))
-    return out
+    """A hand holding each held end (`hand_part_boxes`)."""
+    return [b for g in grips(sl) for b in hand_part_boxes(g, colour)]
 
 
 def stair_boxes(

@@ -42,6 +42,7 @@ from slinky3d.scene.world import STAIRS_KEYS, TABLE_KEYS, WORLD_KEYS
 HANGING = """
 title = "hanging"
 description = "every optional key"
+references = "docs/scene-format.md"
 duration = 1.0
 dt = 0.004
 [slinky]

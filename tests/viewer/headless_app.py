@@ -443,5 +443,57 @@ HASH_SECONDS = 2.0
 HASH_FRAMES = 20
 
 
+def caption(out):
+    """hanging-steel in a 960x540 window with its caption up: hanging, then let go (L)
+    and landed on the floor. Per frame: the share of the Slinky's pixels (the 3D frame
+    less the same frame without helices) under the caption's box and the HUD's; the
+    window as shown at the start and at the end (PNGs in OUT_DIR)."""
+    from PIL import Image
+
+    from slinky3d.runtime.thread import SimThread
+
+    sc = load("hanging-steel")
+    src = SimThread(sc, realtime=False)  # moves only by Step: no clock
+    v = Viewer(sc, sc.look, sc.camera, (960, 540), source=src)
+    w = v.window
+    w._enable_event_queue = False
+    src.start()
+    res = {"caption": [], "hud": [], "t": []}
+
+    def measure():
+        frames(v, 1, 0)
+        v.overlay.frame(v.overlay_view(v.shown))  # the caption's box for this snapshot
+        r = v.renderer
+        r.render(v.shown, v.look, v.camera, v.stage)
+        with_ = r.read().astype(int)
+        r.render(v.shown, v.look, v.camera, v.stage, helices=False)
+        mask = np.abs(with_ - r.read()).max(axis=2) > 24
+        for name, rect in (("caption", v.overlay.hud.caption.rect),
+                           ("hud", v.overlay.hud.rect)):
+            x0, y0, x1, y1 = (int(round(c)) for c in rect)
+            hidden = mask[max(y0, 0):max(y1, 0), max(x0, 0):max(x1, 0)].sum()
+            res[name].append(float(hidden / max(mask.sum(), 1)))
+        res["t"].append(v.shown.t)
+        res.setdefault("shown", []).append(v.overlay.hud.caption.rect[2] > 0)
+
+    for _ in range(3):
+        v.send(commands.Step(5))
+        assert src.drain(300)
+        measure()
+    Image.fromarray(v.grab_frame()).save(Path(out) / "hanging.png")
+    w.dispatch_event("on_key_press", key.L, 0)
+    w.dispatch_event("on_key_release", key.L, 0)
+    for _ in range(12):  # 1.2 s: the fall and the landing
+        v.send(commands.Step(round(0.1 / src.sim.h)))
+        assert src.drain(300)
+        measure()
+    Image.fromarray(v.grab_frame()).save(Path(out) / "landed.png")
+    res["free"] = not v.shown.slinkies[0].anchor_held
+    res["bottom"] = float(v.shown.slinkies[0].ends[:, 1].min())
+    v.quit()
+    print(json.dumps(res))
+
+
 if __name__ == "__main__":
-    {"drag": drag, "keys": keys_, "live": live, "hashes": hashes}[sys.argv[1]](sys.argv[2])
+    {"drag": drag, "keys": keys_, "live": live, "hashes": hashes,
+     "caption": caption}[sys.argv[1]](sys.argv[2])

@@ -127,5 +127,59 @@ def main(out):
     print(json.dumps(res))
 
 
+def caption(out):
+    """The shipped playlist's first entry (the hanging plastic Slinky) in a 1280x720
+    window: hanging, then let go by the loop and falling until the replay. Per frame the
+    placard shows: the share of the Slinky's pixels (the 3D frame less the same frame
+    without helices) under its box; the window as shown while it hangs (OUT_DIR/kiosk.png,
+    the picture of docs/kiosk.md)."""
+    import numpy as np
+    from PIL import Image
+
+    playlist = load_playlist(None)
+    first = first_valid(playlist, 0)
+    k = Kiosk(playlist, first, (1280, 720), fullscreen=False)
+    w = k.app.window
+    w._enable_event_queue = False
+    k.app.views.started = time.perf_counter()
+    k.app.source.start()
+    deadline = time.time() + 240
+    while k.app.source.steps == 0 and time.time() < deadline:  # a cold cache: compiling
+        frames(k, 1)
+    res = {"hidden": [], "spots": [], "t": []}
+
+    def measure():
+        frames(k, 1)
+        if not k.placard.shown or k.app.instant_replay.replay is not None:
+            return
+        app, r = k.app, k.app.renderer
+        r.render(app.shown, app.look, app.camera, app.stage)
+        with_ = r.read().astype(int)
+        r.render(app.shown, app.look, app.camera, app.stage, helices=False)
+        mask = np.abs(with_ - r.read()).max(axis=2) > 24
+        x0, y0, x1, y1 = (int(round(c)) for c in k.placard.rect)
+        res["hidden"].append(float(mask[y0:y1, x0:x1].sum() / max(mask.sum(), 1)))
+        res["spots"].append(k.placard.spot)
+        res["t"].append(app.shown.t)
+
+    k.attendant.opened = time.perf_counter() + 1e3  # the loop waits: no let go, no next
+    end = time.time() + 3.0  # the Slinky hangs a while: the HUD's plot has a history
+    while time.time() < end:
+        frames(k, 1)
+    Image.fromarray(k.app.grab_frame()).save(Path(out) / "kiosk.png")
+    for _ in range(3):
+        measure()
+    res["held"] = k.app.shown.slinkies[0].anchor_held
+    k.attendant.opened = time.perf_counter() - playlist.entries[0].let_go  # let go now
+    end = time.time() + 3.0
+    while time.time() < end and k.app.instant_replay.replay is None:
+        measure()
+    res["let_go"] = not k.app.shown.slinkies[0].anchor_held or \
+        k.app.instant_replay.replay is not None
+    k.app.source.stop()
+    print(json.dumps(res))
+
+
 if __name__ == "__main__":
-    main(sys.argv[1])
+    {"main": main, "caption": caption}[sys.argv[2] if len(sys.argv) > 2 else "main"](
+        sys.argv[1])

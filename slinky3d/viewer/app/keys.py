@@ -68,7 +68,7 @@ BINDINGS: tuple[Binding, ...] = (
             "J collapse front, T contact timeline, E stretch colours, O impact click"),
     Binding(("F11", "F"), "fullscreen", "F11 / F", "full screen / window"),
     Binding(("N",), "caption", "N", f"the scene's title and description (shown "
-            f"{CAPTION_SECONDS:g} s when a scene opens): show / hide"),
+            f"{CAPTION_SECONDS:g} s when a scene opens, then faded out): show / hide"),
     Binding(("H", "F1"), "help", "H / F1", "this help"),
     Binding(("C", "HOME"), "camera", "C", "reset the camera (after a drag: the director "
             "has it again)"),

@@ -54,6 +54,7 @@ from slinky3d.viewer.film.clips import Clips
 from slinky3d.viewer.gl.dynamic_resolution import ResolutionController
 from slinky3d.viewer.gl.renderer import Renderer
 from slinky3d.viewer.jobs import HEADLESS_HINT
+from slinky3d.viewer.overlay import placement
 from slinky3d.viewer.overlay.cache import OverlayCache
 from slinky3d.viewer.overlay.layer import Overlay, OverlayView
 from slinky3d.viewer.overlay.panel import ApplyParams, ClosePanel, SaveScene, Scrub
@@ -337,6 +338,8 @@ class Viewer:
         view = self.views.view(self.scene, snap, now)
         view.phenomena = self.phenomena.view(snap, now)
         view.help_lines = self.policy.help_lines(view.help_lines)
+        w, h = self._screen_size
+        view.subject = tuple(placement.subject(snap, self.camera, w / max(h, 1)))
         if self.resolution is not None:  # the scale the last picture was drawn at
             view.render_scale = self.renderer.inner[0] / max(self.renderer.size[0], 1)
         return view
@@ -417,7 +420,14 @@ class Viewer:
         self.renderer.render(snap, self.look, self.camera, self.stage, target=target,
                              extra=self._extra(snap), helices=not self.ui.side_view,
                              tints=self.phenomena.tints(snap),
-                             marks=self.phenomena.marks(snap), scale=scale)
+                             marks=self.phenomena.marks(snap), scale=scale,
+                             slowmo=1.0 / self._time_scale())
+
+    def _time_scale(self) -> float:
+        """Simulated seconds shown per wall second now (the replay's or the chosen)."""
+        if self.instant_replay.replay is not None:
+            return keys.REPLAY_SPEED
+        return keys.TIME_SCALES[self.ui.scale_index]
 
     def _extra(self, snap: Snapshot) -> np.ndarray | None:
         """This frame's hand props: the hover marker, the side view's bars."""
@@ -474,13 +484,15 @@ class Viewer:
         return pyglet.event.EVENT_HANDLED  # on_draw follows the framebuffer's size
 
     def grab_frame(self) -> np.ndarray:
-        """The window as shown (3D and overlay), (h, w, 3) uint8, top row 0: drawn again
-        now into the back buffer and read from it."""
+        """The window as shown (3D, overlay and what the policy lays over it: the
+        kiosk's placard), (h, w, 3) uint8, top row 0: drawn again now into the back
+        buffer and read from it."""
         gl = pyglet.gl
         self.window.switch_to()
         self._render(self.shown, self._screen)
         self._screen.use()
         self.overlay.frame(self.overlay_view(self.shown))
+        self.policy.after_overlay(self._screen, self._screen_size, time.perf_counter())
         w, h = self._screen_size
         buf = (gl.GLubyte * (w * h * 3))()
         gl.glBindFramebuffer(gl.GL_READ_FRAMEBUFFER, 0)

@@ -3,7 +3,8 @@
 No clock: each frame advances the simulation by exactly 1 / (fps x slowmo) simulated
 seconds, a whole number of solver steps, so nothing is dropped and two recordings are
 identical. One headless context and one renderer serve the whole clip; each frame is
-drawn, read back and handed to the sink (`output/video.py`) before the next is made.
+drawn, read back and handed to the sinks (`output/video.py`), which encode it on a
+thread of their own (`output/sink_thread.py`) while the next frame is made.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from slinky3d.dynamics.solver import warm_up
 from slinky3d.errors import SlinkyError, error_line, note, one_line
 from slinky3d.output.paths import check_folder, check_writable
 from slinky3d.output.session import load_session
+from slinky3d.output.sink_thread import SinkThread
 from slinky3d.output.video import FrameSink, PngSequence, VideoWriter, check_out, png_path
 from slinky3d.runtime.commands import replay
 from slinky3d.runtime.session import scene_text, session_from_json, session_json
@@ -117,11 +119,12 @@ def draw_hud(frame: np.ndarray, text: str) -> np.ndarray:
 
 class Filmer:
     """One context and one renderer for a whole clip; `frame(k, snap, t)` draws frame k
-    and hands it to every sink."""
+    and hands it to every sink (written on the sinks' own thread)."""
 
     def __init__(self, scene: Scene, first: Snapshot, look: Look, shot: Shot,
                  sinks: list[FrameSink], total: int, progress: bool):
-        self.look, self.shot, self.sinks = look, shot, sinks
+        self.look, self.shot = look, shot
+        self.sinks: list[FrameSink] = [SinkThread(sinks)]
         self.camera = Camera(scene, first, look, shot)
         self.ctx = headless_context()
         self.renderer = Renderer(self.ctx, shot.size, quality=shot.quality)
@@ -132,7 +135,8 @@ class Filmer:
         self.count = 0
 
     def frame(self, k: int, snap: Snapshot, t: float) -> None:
-        self.renderer.render(snap, self.look, self.camera.at(k, snap), self.camera.stage)
+        self.renderer.render(snap, self.look, self.camera.at(k, snap), self.camera.stage,
+                             slowmo=self.shot.slowmo)
         img = self.renderer.read()
         if self.shot.hud:
             img = draw_hud(img, hud_line(snap, t, self.shot.slowmo))

@@ -146,6 +146,7 @@ class Renderer:
         self.profile: dict[str, list[float]] | None = None  # {} to time each pass
         self._helices = True
         self._tints: Sequence[np.ndarray | None] | None = None
+        self._slowmo = 1.0
         self._t = 0.0  # process time of the last profiling tick
         self.size = (0, 0)
         self.inner = (0, 0)  # the size the last frame was drawn at (scale < 1: smaller)
@@ -177,7 +178,8 @@ class Renderer:
     def render(self, snap: Snapshot, look: Look, cam: OrbitCamera, stage: Stage | None = None,
                target: moderngl.Framebuffer | None = None, extra: np.ndarray | None = None,
                helices: bool = True, tints: Sequence[np.ndarray | None] | None = None,
-               marks: np.ndarray | None = None, scale: float = 1.0) -> None:
+               marks: np.ndarray | None = None, scale: float = 1.0,
+               slowmo: float = 1.0) -> None:
         """Draw one frame into `target` (same size) or this renderer's own buffer.
 
         `stage` (floor height and extent) should stay the same through a run; None
@@ -193,6 +195,9 @@ class Renderer:
         picture is drawn at that fraction of the size in each direction and stretched to
         the full size. Pictures that are kept (screenshots, films) are drawn at 1, the
         default.
+        `slowmo`: seconds of the picture per simulated second (a film's slow motion, the
+        app's time scale), so that the coils' impact flash lasts as long on screen at
+        any speed (helix.impact_flash).
         """
         ctx, q = self.ctx, self.quality
         full = self.size
@@ -211,6 +216,7 @@ class Renderer:
             boxes = np.concatenate([boxes, extra.astype("f4", copy=False)])
         self._helices = helices
         self._tints = tints
+        self._slowmo = slowmo
         lo, hi = helix.bounds(snap, pad=0.02)
         slinky_box = (lo.copy(), hi.copy())
         if len(boxes):
@@ -454,7 +460,7 @@ class Renderer:
     def _decor(self, snap: Snapshot, look: Look, floor_y: float) -> np.ndarray:
         """Holders and stairs as triangles (rebuilt only when a held end moves), and the
         grab coupling (every frame while it pulls)."""
-        key = (look, floor_y, tuple(_holder_key(sl) for sl in snap.slinkies))
+        key = (look, floor_y, tuple(_holder_key(sl, snap.t) for sl in snap.slinkies))
         if key != self._decor_key:
             self._decor_key, self._decor_mesh = key, self._build_decor(snap, look, floor_y)
         grabs = [coupling.spring_damper(sl.grab, sl.grab_point, COUPLING_SIZE * sl.R,
@@ -465,10 +471,16 @@ class Renderer:
     def _build_decor(self, snap: Snapshot, look: Look, floor_y: float) -> np.ndarray:
         parts = []
         for sl in snap.slinkies:
+            held = props.grips(sl)
+            left = list(zip(props.left_grips(sl), props.opening(sl, snap.t), strict=True))
             if look.anchor == "post":
-                parts += props.holder_boxes(sl, floor_y, HOLDER_COLOUR)
+                parts += [b for g in held for b in props.post_boxes(g, floor_y, HOLDER_COLOUR)]
+                parts += [b for g, o in left
+                          for b in props.post_boxes(g, floor_y, HOLDER_COLOUR, o)]
             elif look.anchor == "hand":
-                parts += props.hand_boxes(sl, SKIN_COLOUR)
+                parts += [b for g in held for b in props.hand_part_boxes(g, SKIN_COLOUR)]
+                parts += [b for g, o in left
+                          for b in props.hand_part_boxes(g, SKIN_COLOUR, o)]
         parts += props.stair_boxes(look.stairs, look.stairs_depth, floor_y,
                                  (*look.stairs_colour, 0.0))
         return np.concatenate(parts) if parts else np.zeros((0, 10), "f4")
@@ -524,7 +536,8 @@ class Renderer:
         if not self._helices:
             return
         for i, sl in enumerate(snap.slinkies):
-            inst = np.c_[helix.instances(sl), helix.impact_flash(sl), self._tint(i, sl.N)
+            inst = np.c_[helix.instances(sl), helix.impact_flash(sl, self._slowmo),
+                         self._tint(i, sl.N)
                          ].astype("f4")
             self._hoop_buffer(i, sl.N).write(_near_first(inst, eye, sl.R).tobytes())
 
@@ -580,12 +593,14 @@ class Renderer:
         set_uniform(prog, "rainbow", int(look.rainbow))
 
 
-def _holder_key(sl) -> tuple:
+def _holder_key(sl, t: float) -> tuple:
     """What a Slinky's holders (or hands) are built from: its held ends' end half hoops
     and their neighbours, and on which side of each the middle of the Slinky lies (a
-    free end moves every frame, and left the holders rebuilt every frame)."""
+    free end moves every frame, and left the holders rebuilt every frame); and the
+    holders that let go, and how far open they are."""
     e = sl.ends
-    key: list = [len(e), sl.R, sl.anchor_held, sl.far_held]
+    key: list = [len(e), sl.R, sl.anchor_held, sl.far_held,
+                 tuple((x.points.tobytes(), x.t) for x in sl.left), *props.opening(sl, t)]
     if (sl.anchor_held or sl.far_held) and len(e) >= 3:
         middle = (0.5 * (e[1:] + e[:-1])).mean(axis=0)
         for held, near, bar, centre in (

@@ -63,6 +63,7 @@ from slinky3d.viewer.kiosk.state import (
     check_playlist,
     first_valid,
 )
+from slinky3d.viewer.overlay import placement
 from slinky3d.viewer.overlay.panel import SaveScene
 
 log = logging.getLogger("slinky3d.kiosk")
@@ -295,7 +296,10 @@ class Kiosk(Policy):
             title, text, hint = "", "", PLAY_HINT
         if self.app.instant_replay.replay is not None:
             title, text, hint = "", "", ""  # the overlay's replay badge says it
-        self.placard.draw(screen, size, title, text, hint)
+        app = self.app
+        subjects = placement.scaled(
+            placement.subject(app.shown, app.camera, size[0] / max(size[1], 1)), size)
+        self.placard.draw(screen, size, title, text, hint, subjects, [app.overlay.hud.rect])
 
     def _sway(self, now: float) -> None:
         """The attract loop's camera: to and fro about the director's (which follows

@@ -128,7 +128,7 @@ def _entry(ctx: Context, item: Any, i: int) -> Entry:
     sets = t.data.get("set", [])
     if not isinstance(sets, list) or not all(isinstance(s, str) for s in sets):
         t.fail("set", f"must be an array of KEY=VALUE strings, not {type_name(sets)}")
-    return Entry(name, title=t.string("title", ""), caption=t.string("caption", ""),
+    return Entry(name, title=t.string("title", ""), caption=t.caption("caption", ""),
                  seconds=t.number("seconds", None, lo=1.0, hi=3600.0),
                  let_go=t.number("let_go", None, lo=0.0, hi=3600.0), overrides=tuple(sets))
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from slinky3d.model.levitation import hover_time
 from slinky3d.runtime.snapshot import Energy
+from slinky3d.viewer.overlay import placement
 from slinky3d.viewer.overlay.caption import Caption
 from slinky3d.viewer.overlay.response import Response, driven
 
@@ -146,7 +147,8 @@ def window_rect(imgui: Any) -> tuple[float, float, float, float]:
 
 
 class Hud:
-    """Draws the HUD window (top left). Immediate mode: `draw` once per frame."""
+    """Draws the HUD window (top left, or top right when the Slinkies are at the top
+    left). Immediate mode: `draw` once per frame."""
 
     def __init__(self, font_px: float):
         self.px = font_px
@@ -158,6 +160,7 @@ class Hud:
         self.bar_rects: dict[str, tuple[float, float, float, float]] = {}
         self.values: tuple[float, ...] = ()
         self.rect = (0.0, 0.0, 0.0, 0.0)  # the HUD window's, last frame
+        self.spot: str | None = None  # its corner (placement.SPOTS), last frame
         self.caption = Caption(font_px)
         self._scene: Any = None  # the scene the marks and responses below are for
         self.hover: list[float] = []  # predicted ends of pseudo-levitation (s)
@@ -177,7 +180,15 @@ class Hud:
                  | imgui.WindowFlags_.no_focus_on_appearing | imgui.WindowFlags_.no_nav
                  | imgui.WindowFlags_.no_move)
         pad = 0.5 * self.px
-        imgui.set_next_window_pos((pad, pad))
+        io = imgui.get_io()
+        size = (io.display_size.x, io.display_size.y)
+        subjects = placement.scaled(getattr(view, "subject", ()), size)
+        # The HUD's top corner where the Slinkies are not (its size: last frame's).
+        hud_box = (self.rect[2] - self.rect[0], self.rect[3] - self.rect[1])
+        self.spot, _ = placement.place(lambda spot: hud_box, size, subjects, margin=pad,
+                                       current=self.spot, spots=("top-left", "top-right"))
+        point, pivot = placement.anchor(self.spot, size, pad)
+        imgui.set_next_window_pos(point, imgui.Cond_.always, pivot)
         imgui.set_next_window_bg_alpha(HUD_ALPHA)
         imgui.begin(WINDOW, None, flags)
         # Under every other window, as overlay/cache.py lays its layers over each other.
@@ -196,7 +207,7 @@ class Hud:
             self._response_plot(i, response, imgui, implot)
         self.rect = window_rect(imgui)
         imgui.end()
-        self.caption.draw(self._scene, imgui)
+        self.caption.draw(self._scene, imgui, subjects, [self.rect])
 
     def _follow(self, scene: Any, snap: Any, replaying: bool) -> None:
         """The scene's predicted hover times and the driven Slinkies' responses."""

@@ -50,7 +50,7 @@ from imgui_bundle import imgui, implot
 
 from slinky3d.runtime.snapshot import Energy, Snapshot
 from slinky3d.scene.edit import PanelValues
-from slinky3d.viewer.overlay import timeline
+from slinky3d.viewer.overlay import placement, timeline
 from slinky3d.viewer.overlay.hud import WINDOW as HUD
 from slinky3d.viewer.overlay.hud import Hud, scale_text
 from slinky3d.viewer.overlay.input import OverlayInput
@@ -105,6 +105,9 @@ class OverlayView:
     phenomena: Any = None
     # The scale the 3D picture is drawn at (dynamic resolution); None: always full.
     render_scale: float | None = None
+    # Each Slinky's box on screen, as fractions of the picture (placement.subject): the
+    # HUD and the caption keep off them.
+    subject: tuple[tuple[float, float, float, float], ...] = ()
 
 
 class Overlay:
@@ -188,7 +191,12 @@ class Overlay:
         if view.show_hud:
             self.hud.draw(view, imgui, implot)
         if view.phenomena is not None and view.phenomena.timelines:
-            timeline.draw(list(view.phenomena.timelines), self.font_px, imgui, implot)
+            io = imgui.get_io()
+            hud = self.hud
+            timeline.draw(list(view.phenomena.timelines), self.font_px, imgui, implot,
+                          placement.scaled(view.subject,
+                                           (io.display_size.x, io.display_size.y)),
+                          [hud.rect, hud.caption.rect] if view.show_hud else [])
         if view.show_panel:
             actions = self.panel.draw(view, imgui)
         self._panel_shown = view.show_panel

@@ -15,6 +15,7 @@ hundred rectangles where a cell per joint would be tens of thousands), the front
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +23,7 @@ import numpy as np
 
 from slinky3d.runtime.snapshot import Snapshot
 from slinky3d.viewer.marks.collapse_front import FRONT_COLOUR, fronts
+from slinky3d.viewer.overlay import placement
 
 SECONDS = 1.5  # simulated s shown (a drop collapses in 0.2-0.3 s)
 COLUMNS = 200  # time columns at most
@@ -91,14 +93,23 @@ def coarsen(tl: Timeline, max_rects: int = MAX_RECTS) -> Timeline:
     return tl
 
 
-def draw(timelines: list[Timeline | None], font_px: float, imgui: Any, implot: Any) -> None:
-    """The timeline window (bottom left): one plot per Slinky that has a timeline."""
+def draw(timelines: list[Timeline | None], font_px: float, imgui: Any, implot: Any,
+         subjects: Sequence[placement.Box] = (), avoid: Sequence[placement.Box] = ()
+         ) -> None:
+    """The timeline window (bottom left, or in another corner where it covers less of
+    the `subjects`, the Slinkies' boxes, and of the boxes to `avoid`, the HUD and the
+    caption; imgui's pixels): one plot per Slinky that has a timeline."""
     shown = [tl for tl in timelines if tl is not None]
     if not shown:
         return
     io = imgui.get_io()
     pad = 0.5 * font_px
-    imgui.set_next_window_pos((pad, io.display_size.y - pad), imgui.Cond_.always, (0.0, 1.0))
+    size = (io.display_size.x, io.display_size.y)
+    box = (22.0 * font_px, 10.0 * font_px)  # about its size: 20 px wide plots, 8 high
+    spot, _ = placement.place(lambda s: box, size, subjects, avoid, margin=pad,
+                              spots=("bottom-left", "bottom-right", "top-right", "top-left"))
+    point, pivot = placement.anchor(spot, size, pad)
+    imgui.set_next_window_pos(point, imgui.Cond_.always, pivot)
     imgui.set_next_window_bg_alpha(ALPHA)
     f = imgui.WindowFlags_
     imgui.begin(WINDOW, None, f.no_decoration | f.always_auto_resize | f.no_saved_settings
