@@ -87,7 +87,9 @@ class Director:
     """The camera of one run. `base` is the fixed camera (its angles and field of view
     are the follow camera's too); `floor_y` the floor the eye stays above (None: none);
     `turn` (radians) is added to the yaw in every mode (`record --orbit`, the kiosk's
-    sway)."""
+    sway); `room` (x0, y0, x1, y1: fractions of the picture, y down) is the part of the
+    picture the Slinkies are framed in, the rest being reserved (the app's HUD and
+    panel: overlay/placement.room)."""
 
     def __init__(self, mode: str, base: OrbitCamera, size: tuple[int, int],
                  floor_y: float | None = None):
@@ -96,6 +98,7 @@ class Director:
         self.mode, self.base, self.floor_y = mode, base, floor_y
         self.aspect = size[0] / max(size[1], 1)
         self.turn = 0.0
+        self.room: tuple[float, float, float, float] = (0.0, 0.0, 1.0, 1.0)
         self.show = 0.0  # show seconds since the start: the sway's phase
         self._x = np.zeros(4)  # target x, y, z and ln distance
         self._v = np.zeros(4)
@@ -145,8 +148,17 @@ class Director:
             half[2] = 0.5 * (hi - lo)[2]  # across the Slinky's plane: its width only
             g = self._goal_box = (mid - half, mid + half)
         cam = self._camera(0.5 * (g[0] + g[1]), 1.0, yaw)
-        d = scale * fit_distance(cam, corners(*g), self.aspect, MARGIN)
-        target = cam.target + lead
+        # Framed in the room: fitted as if the picture were the room (its share of the
+        # height is its share of the field of view's tangent), then the camera moved
+        # across so that the goal's centre is seen at the room's centre.
+        x0, y0, x1, y1 = self.room
+        half = math.tan(math.radians(self.base.fov_deg) / 2)
+        inner = replace(cam, fov_deg=math.degrees(2 * math.atan(half * (y1 - y0))))
+        d = scale * fit_distance(inner, corners(*g), self.aspect * (x1 - x0) / (y1 - y0),
+                                 MARGIN)
+        right, up, _ = cam.basis()
+        shift = d * half * ((x0 + x1 - 1) * self.aspect * right + (1 - y0 - y1) * up)
+        target = cam.target - shift + lead
         if self.floor_y is not None:  # led not far past the floor, where a fall ends
             target[1] = max(target[1], self.floor_y - 0.5 * (g[1] - g[0])[1])
         return np.r_[target, math.log(d)]

@@ -217,3 +217,23 @@ def test_rendered_frames_show_the_slinky_away_from_the_edges(request, renderer, 
         assert rows.min() >= top * h - 2 and rows.max() <= bottom * h + 2, k
         assert min(cols.min() / w, rows.min() / h, 1 - cols.max() / w,
                    1 - rows.max() / h) >= EDGE, k
+
+
+@pytest.mark.parametrize("room", [(0.0, 0.0, 0.5, 1.0), (0.45, 0.3, 1.0, 1.0)])
+def test_follow_frames_the_slinky_inside_the_room_it_is_given(room):
+    """The app reserves the HUD's and the caption's part of the picture: the Slinky's box
+    is framed inside the rest (overlay/placement.room), settled, with the margin."""
+    sc = load("hanging-plastic")
+    snap = Simulation(sc).snapshot()
+    base = OrbitCamera(target=np.zeros(3), distance=3.0, yaw=0.3, pitch=0.2)
+    d = Director(FOLLOW, base, SIZE)
+    d.room = room
+    cam = d.start(snap)
+    for _ in range(60):  # still: the goal settles where it started
+        cam = d.step(snap, 1 / 60)
+    left, top, right, bottom = picture_box(snap, cam)
+    x0, y0, x1, y1 = room
+    assert x0 <= left and right <= x1 and y0 <= top and bottom <= y1
+    # centred in it across, and large in it (the margins: MARGIN, SLACK, the holder's room)
+    assert 0.5 * (left + right) == pytest.approx(0.5 * (x0 + x1), abs=0.03)
+    assert max((right - left) / (x1 - x0), (bottom - top) / (y1 - y0)) > 0.45

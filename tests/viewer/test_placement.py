@@ -103,3 +103,22 @@ def test_the_kiosk_placard_hides_at_most_3_percent_of_the_slinky(tmp_path):
     r = json.loads(p.stdout.strip().splitlines()[-1])
     assert r["held"] and r["let_go"] and len(r["hidden"]) >= 4
     assert max(r["hidden"]) <= 0.03, r["hidden"]
+
+
+def test_the_room_left_for_the_subject_meets_no_obstacle_and_fits_it_best():
+    hud = (0.5, 0.0, 1.0, 0.68)  # the HUD at the top right
+    # tall subject: beside the HUD; wide subject: under it
+    assert placement.room([hud], (0.1, 0.8)) == (0.0, 0.0, 0.5, 1.0)
+    assert placement.room([hud], (0.8, 0.1)) == (0.0, 0.68, 1.0, 1.0)
+    # nothing in the way, or no room worth having: the whole picture
+    assert placement.room([], (0.1, 0.8)) == (0.0, 0.0, 1.0, 1.0)
+    assert placement.room([(0.0, 0.0, 0.9, 1.0)], (0.5, 0.5)) == (0.0, 0.0, 1.0, 1.0)
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        boxes = []
+        for _ in range(3):
+            x = np.sort(rng.uniform(0, 1, 2))
+            y = np.sort(rng.uniform(0, 1, 2))
+            boxes.append((x[0], y[0], x[1], y[1]))
+        r = placement.room(boxes, (rng.uniform(0.05, 0.9), rng.uniform(0.05, 0.9)))
+        assert r == (0.0, 0.0, 1.0, 1.0) or all(placement.overlap(r, b) == 0 for b in boxes)

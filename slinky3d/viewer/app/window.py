@@ -65,6 +65,7 @@ FONT_PX = 22  # the overlay's font: readable from a metre away on a laptop
 MARKER_COLOUR = (1.0, 0.85, 0.3, 1.0)
 BAR_PX = 1.3  # the side view's bars, pixels across
 FRAME_INTERVAL = 1 / 60  # s between frames the window asks for
+LAYOUT_PASSES = 3  # the first frame's overlay layouts before its picture (see _draw)
 JUMP_S = 0.5  # simulated s between frames past which the director frames afresh
 PACING = (commands.Pause, commands.Resume, commands.TogglePause, commands.Step,
           commands.TimeScale, commands.Reset)
@@ -374,6 +375,14 @@ class Viewer:
         self.phenomena.observe(snap, now)
         self.controls.update_hover()
         self.clips.poll()
+        if self.frames == 0:
+            # The overlay's boxes have their sizes once imgui has laid them out, and they
+            # and the director's room depend on each other: the first picture waits for
+            # them to settle (each pass frames afresh).
+            for _ in range(LAYOUT_PASSES):
+                self._direct(snap, now, size)
+                self.overlay.build(self.overlay_view(snap, now))
+                self._directed = None
         self._direct(snap, now, size)
         start = time.perf_counter()
         self._render(snap, self._screen, self.render_scale)
@@ -402,12 +411,26 @@ class Viewer:
             return
         d = self.director
         self._fit_director(size)
+        d.room = self._room(snap)
         if last is None or snap.t < last[0] or snap.t - last[0] > JUMP_S:
             self.camera = d.start(snap)
             return
         wall = now - last[1]
         self.camera = d.step(snap, max(snap.t - last[0],
                                        wall * keys.TIME_SCALES[self.ui.scale_index]), wall)
+
+    def _room(self, snap: Snapshot) -> tuple[float, float, float, float]:
+        """The part of the picture the director frames the Slinkies in: out of the way of
+        the HUD and the panel as last drawn (overlay/placement.room)."""
+        w, h = self.window.get_size()
+        boxes = placement.subject(snap, self.camera, w / h) if w and h else []
+        if not boxes:
+            return (0.0, 0.0, 1.0, 1.0)
+        x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
+        x1, y1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
+        obstacles = [(a / w, b / h, c / w, d / h) for a, b, c, d in
+                     self.overlay.reserved]
+        return placement.room(obstacles, (x1 - x0, y1 - y0))
 
     @property
     def render_scale(self) -> float:

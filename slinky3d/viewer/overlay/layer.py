@@ -150,6 +150,7 @@ class Overlay:
         self.hud = Hud(font_px)
         self.panel = Panel(font_px)
         self._panel_shown = False
+        self.reserved: list[tuple[float, float, float, float]] = []  # see build()
         self._closed = False
 
     def wants_mouse(self) -> bool:
@@ -200,6 +201,12 @@ class Overlay:
         if view.show_panel:
             actions = self.panel.draw(view, imgui)
         self._panel_shown = view.show_panel
+        # What the director keeps the Slinkies out of (pixels, y down): the HUD, its
+        # caption while it shows, and the panel. (They move out of the Slinkies' way too:
+        # overlay/placement.py; the timeline only moves.)
+        hud = [self.hud.rect, self.hud.caption.rect] if view.show_hud else []
+        self.reserved = [r for r in hud + [self.panel.rect] * view.show_panel
+                         if r[2] > r[0] and r[3] > r[1]]
         if view.replay is not None and view.replay.playing:
             self._badge(f"replay \u00d7{scale_text(view.replay.speed)}")
         if view.notice:

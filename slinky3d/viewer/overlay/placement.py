@@ -96,3 +96,36 @@ def place(sizes: Callable[[str], tuple[float, float]], size: tuple[float, float]
             best = (*rank, spot, b)
     assert best is not None, "no spots"
     return best[2], best[3]
+
+
+def room(obstacles: Sequence[Box], subject: tuple[float, float], least: float = 0.5) -> Box:
+    """The part of the picture (fractions, y down) to frame the subject in, out of the
+    way of `obstacles` (the HUD, the panel: fractions too): of the rectangles between
+    their edges that meet none of them, the one the subject's box (w, h, fractions of
+    the picture) is largest in when scaled to fit; of equal ones the larger. The whole
+    picture when nothing is in the way, or when the best room would show the subject
+    at less than `least` of the size the whole picture gives it (a small window: the
+    panels cover it rather than shrink it to nothing)."""
+    w, h = max(subject[0], 1e-6), max(subject[1], 1e-6)
+    boxes = [(max(0.0, x0), max(0.0, y0), min(1.0, x1), min(1.0, y1))
+             for x0, y0, x1, y1 in obstacles]
+    boxes = [b for b in boxes if b[2] > b[0] and b[3] > b[1]]
+    whole: Box = (0.0, 0.0, 1.0, 1.0)
+    if not boxes:
+        return whole
+    xs = sorted({0.0, 1.0, *(v for b in boxes for v in (b[0], b[2]))})
+    ys = sorted({0.0, 1.0, *(v for b in boxes for v in (b[1], b[3]))})
+    best: tuple[float, float, Box] | None = None
+    for i, x0 in enumerate(xs):
+        for x1 in xs[i + 1:]:
+            for j, y0 in enumerate(ys):
+                for y1 in ys[j + 1:]:
+                    r = (x0, y0, x1, y1)
+                    if any(overlap(r, b) > 0.0 for b in boxes):
+                        break  # taller rooms from this corner meet it too
+                    rank = (min((x1 - x0) / w, (y1 - y0) / h), (x1 - x0) * (y1 - y0), r)
+                    if best is None or rank[:2] > best[:2]:
+                        best = rank
+    if best is None or best[0] < least * min(1.0 / w, 1.0 / h):
+        return whole
+    return best[2]
