@@ -14,11 +14,16 @@ differs from what its buffer holds (the same vertices, clip rectangles and textu
 the same pixels). The HUD's figures change at every refresh; the panel, the larger,
 only when it is used. Every window is still submitted to imgui in each of its frames,
 so the panel keeps taking clicks, slider drags and text as when drawn directly.
+
+When the frame under the overlay was drawn again only in part (viewer/app/redraw.py),
+the buffers are laid over only there, and where a layer was drawn anew (its old and
+new rectangles) the frame is first drawn again under it.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import moderngl
@@ -28,6 +33,7 @@ from slinky3d.viewer.gl.programs import program
 from slinky3d.viewer.overlay.layer import LAYERS, OverlayView
 
 REFRESH = 0.1  # s between redraws of an unchanged overlay (HUD figures at 10 Hz)
+Rect = tuple[int, int, int, int]  # x, y, width, height; GL's bottom-left origin
 
 
 def _look(view: OverlayView) -> tuple:
@@ -73,6 +79,7 @@ class Layer:
         self.buffer = ctx.buffer(reserve=4096, dynamic=True)
         self.vao = ctx.vertex_array(prog, [(self.buffer, "2f", "in_pos")])
         self.quads = 0  # rectangles to lay over
+        self.boxes: list[tuple[int, int, int, int]] = []  # they, (x0, y0, x1, y1)
         self.signature: tuple | None = None  # what the buffer holds (Overlay.signature)
         self.draws = 0  # times drawn into the buffer
 
@@ -94,19 +101,36 @@ class OverlayCache:
         self._drawn = -np.inf  # perf_counter s when last drawn
 
     def frame(self, view: OverlayView, screen: moderngl.Framebuffer, size: tuple[int, int],
-              now: float) -> list:
+              now: float, drawn: Sequence[Rect] | None = None,
+              restore: Callable[[list[Rect]], None] | None = None) -> list:
         """The overlay over `screen` (of `size` pixels) at wall time `now`; returns the
-        actions the overlay's frame asked for (none when only laid over)."""
+        actions the overlay's frame asked for (none when only laid over). `drawn`: the
+        rectangles (x, y, w, h) where the frame under it was drawn again this frame
+        (None: all of it); `restore(rects)` draws the frame again there."""
         actions: list = []
+        changed: list[tuple[int, int, int, int]] = []
         key = (_look(view), self.overlay.inputs)
         if size != self._size or key != self._key or now - self._drawn >= REFRESH:
-            actions = self._draw(view, size)
+            if size != self._size:
+                drawn = None
+            actions, changed = self._draw(view, size)
             self._key, self._drawn = (_look(view), self.overlay.inputs), now
+        if drawn is None:
+            screen.use()
+            self._lay_over(None)
+            return actions
+        if changed and restore is not None:
+            restore([(x0, y0, x1 - x0, y1 - y0) for x0, y0, x1, y1 in disjoint(changed, size)])
         screen.use()
-        self._lay_over()
+        boxes = [(x, y, x + w, y + h) for x, y, w, h in drawn] + changed
+        self._lay_over(disjoint(boxes, size))
         return actions
 
-    def _draw(self, view: OverlayView, size: tuple[int, int]) -> list:
+    def _draw(self, view: OverlayView, size: tuple[int, int]
+              ) -> tuple[list, list[tuple[int, int, int, int]]]:
+        """imgui's frame, and the layers whose pixels differ drawn into their buffers;
+        the actions asked for and the rectangles (x0, y0, x1, y1) the redrawn layers
+        covered before and cover now."""
         ctx = self.ctx
         if size != self._size or not self.layers:
             for layer in self.layers.values():
@@ -115,11 +139,14 @@ class OverlayCache:
             self._size = size
         actions = self.overlay.build(view)
         w, h = size
+        changed = []
         for name, layer in self.layers.items():
             signature = self.overlay.signature(name)
             if signature == layer.signature:
                 continue  # its buffer holds these pixels already
             boxes = disjoint(self.overlay.layer_rects[name], size)
+            changed += layer.boxes + boxes
+            layer.boxes = boxes
             layer.fbo.use()
             for x0, y0, x1, y1 in boxes:  # only what is laid over need be transparent
                 layer.fbo.clear(0.0, 0.0, 0.0, 0.0, viewport=(x0, y0, x1 - x0, y1 - y0))
@@ -136,11 +163,13 @@ class OverlayCache:
                 if len(data) > layer.buffer.size:
                     layer.buffer.orphan(len(data))
                 layer.buffer.write(data)
-        return actions
+        return actions, changed
 
-    def _lay_over(self) -> None:
+    def _lay_over(self, clip: list[tuple[int, int, int, int]] | None) -> None:
+        """The layers' buffers over the bound framebuffer, inside their rectangles (and
+        inside `clip`'s, (x0, y0, x1, y1), when given)."""
         layers = [layer for layer in self.layers.values() if layer.quads]
-        if not layers:
+        if not layers or clip == []:
             return
         ctx = self.ctx
         ctx.viewport = (0, 0, *self._size)
@@ -148,8 +177,16 @@ class OverlayCache:
         ctx.enable(moderngl.BLEND)
         ctx.blend_func = moderngl.ONE, moderngl.ONE_MINUS_SRC_ALPHA
         self.prog["overlay"].value = 0
-        for layer in layers:  # bottom to top
+        for layer in layers:  # bottom to top (the clip's rectangles do not overlap)
             layer.tex.use(0)
-            layer.vao.render(moderngl.TRIANGLES, vertices=6 * layer.quads)
+            if clip is None:
+                layer.vao.render(moderngl.TRIANGLES, vertices=6 * layer.quads)
+                continue
+            for x0, y0, x1, y1 in clip:
+                if any(x0 < b[2] and b[0] < x1 and y0 < b[3] and b[1] < y1
+                       for b in layer.boxes):
+                    ctx.scissor = (x0, y0, x1 - x0, y1 - y0)
+                    layer.vao.render(moderngl.TRIANGLES, vertices=6 * layer.quads)
+        ctx.scissor = None
         ctx.disable(moderngl.BLEND)
         ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA  # GL's default
