@@ -23,12 +23,12 @@ def box(
     """
     axes = np.eye(3) if axes is None else np.asarray(axes, float)
     centre = np.asarray(centre, float)
-    half = np.asarray(half, float)
+    h = np.asarray(half, float)
     # Per corner (see _BOX): the face's axis i and side, the corner's signs along the
     # face's other two axes j, k; the sums in the order of a corner built by hand.
     i, j, k, side, sj, sk = _BOX
-    pos = (centre + (side * half[i])[:, None] * axes[i] + (sj * half[j])[:, None] * axes[j]
-           + (sk * half[k])[:, None] * axes[k])
+    pos = (centre + (side * h[i])[:, None] * axes[i] + (sj * h[j])[:, None] * axes[j]
+           + (sk * h[k])[:, None] * axes[k])
     out = np.empty((36, 10), "f4")
     out[:, :3], out[:, 3:6], out[:, 6:] = pos, side[:, None] * axes[i], colour
     return out
@@ -43,8 +43,9 @@ def _box_corners() -> tuple[np.ndarray, ...]:
             quad = ((-1, -1), (1, -1), (1, 1), (-1, 1))
             order = (0, 1, 2, 0, 2, 3) if side > 0 else (0, 2, 1, 0, 3, 2)
             rows += [(i, j, k, side, *quad[m]) for m in order]
-    i, j, k, side, sj, sk = (np.array(c) for c in zip(*rows, strict=True))
-    return i, j, k, side.astype(float), sj.astype(float), sk.astype(float)
+    table = np.array(rows, float)
+    axis = table[:, :3].astype(int)
+    return axis[:, 0], axis[:, 1], axis[:, 2], table[:, 3], table[:, 4], table[:, 5]
 
 
 _BOX = _box_corners()
