@@ -352,9 +352,10 @@ def test_the_cached_overlay_looks_as_the_overlay_drawn_directly(rig):
 def test_the_overlay_laid_over_only_where_the_frame_was_drawn_again(rig):
     """Partial redraw (viewer/app/redraw.py): where the frame under the overlay was drawn
     again only inside some rectangles, the cached overlay is laid over only there (not
-    twice over the rest); and when it was drawn anew (new figures), the frame is first
-    restored under its old and new rectangles. Either way the pixels are those of the
-    frame drawn whole with the overlay laid over all of it."""
+    twice over the rest); and when it was drawn anew (new figures, into its spare
+    buffer), it shows from the next frame on, the frame first restored under its old
+    and new rectangles. Either way the pixels are those of the frame drawn whole with
+    the overlay laid over all of it."""
     from slinky3d.viewer.overlay.cache import REFRESH, OverlayCache
 
     bare = rig.scene_frame()
@@ -383,7 +384,9 @@ def test_the_overlay_laid_over_only_where_the_frame_was_drawn_again(rig):
     assert np.array_equal(rig.read(), whole)  # nothing drawn again: nothing laid over
     hud = cache.layers["hud"].draws
     cache.frame(view(1), rig.fbo, (W, H), 2 * REFRESH, drawn=[], restore=scene_in)
-    assert cache.layers["hud"].draws == hud + 1  # new figures
+    assert cache.layers["hud"].draws == hud + 1  # new figures, not shown yet
+    assert np.array_equal(rig.read(), whole)
+    cache.frame(view(1), rig.fbo, (W, H), 2.005 * REFRESH, drawn=[], restore=scene_in)
     refreshed = rig.read()
     rig.scene_frame()
     cache.frame(view(1), rig.fbo, (W, H), 2.01 * REFRESH)  # laid over all of it
