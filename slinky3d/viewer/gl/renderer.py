@@ -349,11 +349,12 @@ class Renderer:
             # were and this frame's are not (which the stretch covers) is copied.
             whole = [(0, 0, *self.size)]
             self._copy_backdrop(target, whole if redraw is None else
-                                [p for r in redraw for p in _outside(r, rects)])
+                                [p for i, r in enumerate(redraw)
+                                 for p in _outside(r, [*rects, *redraw[:i]])])
         self.composed = rects
         self.partial = redraw is not None
         self._last_compose = (t, target)
-        self._stretch(t, target, rects)
+        self._stretch(t, target, _pieces(rects))
 
     def _copy_backdrop(self, target: moderngl.Framebuffer, rects) -> None:
         """The full-size backdrop copied into `rects` (x, y, w, h) of `target`."""
@@ -372,7 +373,7 @@ class Renderer:
         up = self.progs["upscale"]
         set_uniform(up, "image", 1)
         set_uniform(up, "texel", (1.0 / self.size[0], 1.0 / self.size[1]))
-        for rect in rects:  # where they overlap, the same pixels twice
+        for rect in rects:
             ctx.scissor = rect
             self._upscale_vao.render(moderngl.TRIANGLES, vertices=3)
         ctx.scissor = None
@@ -385,7 +386,7 @@ class Renderer:
             return
         t, target = self._last_compose
         self._copy_backdrop(target, rects)
-        self._stretch(t, target, [c for r in rects for b in self.composed
+        self._stretch(t, target, [c for r in _pieces(rects) for b in _pieces(self.composed)
                                   if (c := _overlap(r, b)) is not None])
 
     def _tick(self, name: str | None) -> None:
@@ -688,3 +689,10 @@ def _outside(within: Rect, rects: Sequence[Rect]) -> list[Rect]:
                 out.append((at, y0, a - at, y1 - y0))
             at = max(at, b)
     return out
+
+
+def _pieces(rects: Sequence[Rect]) -> list[Rect]:
+    """The union of `rects` (x, y, w, h) as rectangles none of which overlaps another:
+    each rectangle's part outside those before it, in order (a pass over the union
+    then touches each pixel once)."""
+    return [p for i, r in enumerate(rects) for p in _outside(r, rects[:i])]
