@@ -25,8 +25,13 @@ than that is held to the pace. --runs N repeats the whole measurement N times, e
 in a fresh process, one row each. Figures go to benchmarks/results/bench_app.json, or
 bench_app-full-scale.json with --no-dynamic-resolution.
 
+--no-partial-redraw draws every frame whole, as on a driver whose back buffer is not
+kept after the swap (viewer/app/redraw.py; the figures say whether the window's probe
+found it kept): the same frames, for comparison (bench_app-whole-frames.json).
+
     python benchmarks/bench_app.py [--seconds 10] [--size 1280x720] [--quality software]
                                    [--compare] [--runs 3] [--no-dynamic-resolution]
+                                   [--no-partial-redraw]
 """
 
 from __future__ import annotations
@@ -118,6 +123,8 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=1, help="repeat, each in a fresh process")
     ap.add_argument("--no-dynamic-resolution", action="store_true",
                     help="the 3D picture always at full scale")
+    ap.add_argument("--no-partial-redraw", action="store_true",
+                    help="every frame drawn whole (the back buffer taken as not kept)")
     ap.add_argument("--floor", action="store_true",
                     help="the steel Slinky let go onto its floor, then dragged along it "
                          "(contact at game speed: the real-time factor, frames behind)")
@@ -148,6 +155,8 @@ def main() -> int:
 def result_name(args: argparse.Namespace) -> str:
     if args.floor:
         return "bench_app-floor"
+    if args.no_partial_redraw:
+        return "bench_app-whole-frames"
     return "bench_app-full-scale" if args.no_dynamic_resolution else "bench_app"
 
 
@@ -157,7 +166,8 @@ def repeat(args: argparse.Namespace) -> int:
     argv = ["--seconds", str(args.seconds), "--size", args.size, "--quality", args.quality,
             "--still-frames", str(args.still_frames)]
     argv += ["--compare"] * args.compare + ["--no-dynamic-resolution"] * \
-        args.no_dynamic_resolution + ["--floor"] * args.floor
+        args.no_dynamic_resolution + ["--floor"] * args.floor + \
+        ["--no-partial-redraw"] * args.no_partial_redraw
     rows, load_start = [], os.getloadavg()[0]
     for k in range(args.runs):
         print(f"run {k + 1} of {args.runs}", flush=True)
@@ -173,7 +183,7 @@ def repeat(args: argparse.Namespace) -> int:
     median = {k: float(np.median([r[k] for r in runs])) for k in keys}
     first = rows[0]
     figures = {k: first[k] for k in ("scene", "size", "quality", "renderer",
-                                     "dynamic_resolution")}
+                                     "dynamic_resolution", "partial_redraw")}
     # The 1-minute load average before and after: how busy the machine's cores were.
     figures.update(runs=runs, median_of_runs=median, load_average_start=load_start,
                    load_average_end=os.getloadavg()[0])
@@ -242,6 +252,8 @@ def drag(args: argparse.Namespace, size: tuple[int, int]) -> dict | None:
     v = Viewer(sc, sc.look, sc.camera, size, quality=args.quality, source=solver,
                dynamic_resolution=not args.no_dynamic_resolution)
     v.ui.show_panel = True  # HUD and panel, as the target asks
+    if args.no_partial_redraw:
+        v.redraw.kept = False
 
     def solver_id() -> int:
         t = solver._thread
@@ -331,6 +343,7 @@ def drag(args: argparse.Namespace, size: tuple[int, int]) -> dict | None:
         "scene": SCENE, "size": list(size), "quality": v.renderer.quality.name,
         "renderer": v.ctx.info["GL_RENDERER"], "seconds": wall,
         "dynamic_resolution": not args.no_dynamic_resolution,
+        "partial_redraw": v.redraw.kept,
         "fps": (len(frames) - 1) / (starts[-1] - starts[0]),
         "frame_interval": percentiles(intervals),
         "draw": percentiles(ends - starts),
@@ -356,6 +369,7 @@ def drag(args: argparse.Namespace, size: tuple[int, int]) -> dict | None:
     sc_ = figures["scale"]
     dyn = (f"dynamic resolution, 3D scale median {sc_['median']:.2f} (min {sc_['min']:.2f})"
            if figures["dynamic_resolution"] else "full scale")
+    dyn += ", partial redraw" if figures["partial_redraw"] else ", every frame whole"
     print(f"{SCENE} {size[0]}x{size[1]}, {figures['quality']} on {figures['renderer']}, "
           f"{dyn}: {figures['fps']:.1f} FPS over a {wall:.1f} s drag")
     print(f"  frame interval p50/p95/p99 {fi['p50_ms']:.1f} / {fi['p95_ms']:.1f} / "

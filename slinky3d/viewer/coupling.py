@@ -26,27 +26,36 @@ def tube(points: np.ndarray, radius: float, colour: tuple[float, ...], sides: in
     p = np.asarray(points, float)
     a, b = p[:-1], p[1:]
     t = b - a
-    length = np.linalg.norm(t, axis=1, keepdims=True)
+    length = np.sqrt(np.einsum("ij,ij->i", t, t))[:, None]
     keep = length[:, 0] > 1e-9
     if not np.any(keep):
         return np.zeros((0, 10), "f4")
-    a, b, t = a[keep], b[keep], t[keep] / length[keep]
+    if not keep.all():
+        a, b, t, length = a[keep], b[keep], t[keep], length[keep]
+    t = t / length
     # A normal to each segment: across z where the segment lies in the plane, else across x.
     ref = np.where(np.abs(t[:, 2:3]) < 0.9, _Z, _X)
     n1 = _cross(t, ref)
-    n1 /= np.linalg.norm(n1, axis=1, keepdims=True)
+    n1 /= np.sqrt(np.einsum("ij,ij->i", n1, n1))[:, None]
     n2 = _cross(t, n1)
-    phi = 2 * np.pi * np.arange(sides + 1) / sides
+    cos, sin, corner, ring_corner = _prism(sides)
     # (segments, sides + 1, 3) ring normals
-    ring = np.cos(phi)[None, :, None] * n1[:, None] + np.sin(phi)[None, :, None] * n2[:, None]
-    pa, pb = a[:, None] + radius * ring, b[:, None] + radius * ring
-    j = np.arange(sides)
+    ring = cos[None, :, None] * n1[:, None] + sin[None, :, None] * n2[:, None]
+    ends = np.concatenate([a[:, None] + radius * ring, b[:, None] + radius * ring], axis=1)
     # two triangles per side: (a_j, a_j+1, b_j+1), (a_j, b_j+1, b_j), outward winding
-    pos = np.stack([pa[:, j], pa[:, j + 1], pb[:, j + 1], pa[:, j], pb[:, j + 1], pb[:, j]],
-                   axis=2)
-    nrm = np.stack([ring[:, j], ring[:, j + 1], ring[:, j + 1], ring[:, j], ring[:, j + 1],
-                    ring[:, j]], axis=2)
-    return _rows(pos.reshape(-1, 3), nrm.reshape(-1, 3), colour)
+    return _rows(ends[:, corner].reshape(-1, 3), ring[:, ring_corner].reshape(-1, 3), colour)
+
+
+@functools.lru_cache(maxsize=16)
+def _prism(sides: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A prism's ring (cos, sin of its sides + 1 angles) and, per side, its two
+    triangles' corners: indices into the rings at both ends (a's, then b's) and into
+    one ring (the normals)."""
+    phi = 2 * np.pi * np.arange(sides + 1) / sides
+    j = np.arange(sides)
+    k = sides + 1  # b's ring follows a's
+    corner = np.stack([j, j + 1, k + j + 1, j, k + j + 1, k + j], axis=1).reshape(-1)
+    return np.cos(phi), np.sin(phi), corner, corner % k
 
 
 def disc(centre: np.ndarray, axis: np.ndarray, radius: float, colour: tuple[float, ...],
@@ -147,7 +156,9 @@ def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """np.cross of (..., 3) vectors, the same operations."""
     a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
     b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    out[..., 0], out[..., 1], out[..., 2] = a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
+    return out
 
 
 def _rows(pos: np.ndarray, nrm: np.ndarray, colour: tuple[float, ...]) -> np.ndarray:

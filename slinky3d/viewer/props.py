@@ -26,17 +26,32 @@ def box(
     """
     axes = np.eye(3) if axes is None else np.asarray(axes, float)
     centre = np.asarray(centre, float)
+    h = np.asarray(half, float)
+    # Per corner (see _BOX): the face's axis i and side, the corner's signs along the
+    # face's other two axes j, k; the sums in the order of a corner built by hand.
+    i, j, k, side, sj, sk = _BOX
+    pos = (centre + (side * h[i])[:, None] * axes[i] + (sj * h[j])[:, None] * axes[j]
+           + (sk * h[k])[:, None] * axes[k])
+    out = np.empty((36, 10), "f4")
+    out[:, :3], out[:, 3:6], out[:, 6:] = pos, side[:, None] * axes[i], colour
+    return out
+
+
+def _box_corners() -> tuple[np.ndarray, ...]:
+    """The 36 corners of a box's 12 triangles, two per face, wound outward."""
     rows = []
     for i in range(3):
         j, k = (i + 1) % 3, (i + 2) % 3
         for side in (-1.0, 1.0):
-            nrm = side * axes[i]
-            c = centre + side * half[i] * axes[i]
-            quad = [c + sj * half[j] * axes[j] + sk * half[k] * axes[k]
-                    for sj, sk in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
+            quad = ((-1, -1), (1, -1), (1, 1), (-1, 1))
             order = (0, 1, 2, 0, 2, 3) if side > 0 else (0, 2, 1, 0, 3, 2)
-            rows += [(*quad[m], *nrm, *colour) for m in order]
-    return np.array(rows, "f4")
+            rows += [(i, j, k, side, *quad[m]) for m in order]
+    table = np.array(rows, float)
+    axis = table[:, :3].astype(int)
+    return axis[:, 0], axis[:, 1], axis[:, 2], table[:, 3], table[:, 4], table[:, 5]
+
+
+_BOX = _box_corners()
 
 
 def span_box(lo, hi, colour: tuple[float, ...]) -> np.ndarray:

@@ -349,6 +349,50 @@ def test_the_cached_overlay_looks_as_the_overlay_drawn_directly(rig):
         assert diff.max() <= 3 and diff.mean() < 0.05
 
 
+def test_the_overlay_laid_over_only_where_the_frame_was_drawn_again(rig):
+    """Partial redraw (viewer/app/redraw.py): where the frame under the overlay was drawn
+    again only inside some rectangles, the cached overlay is laid over only there (not
+    twice over the rest); and when it was drawn anew (new figures, into its spare
+    buffer), it shows from the next frame on, the frame first restored under its old
+    and new rectangles. Either way the pixels are those of the frame drawn whole with
+    the overlay laid over all of it."""
+    from slinky3d.viewer.overlay.cache import REFRESH, OverlayCache
+
+    bare = rig.scene_frame()
+    tex = rig.fbo.color_attachments[0]
+
+    def scene_in(rects):  # the frame drawn again inside rects (x, y, w, h; y up)
+        for x, y, w, h in rects:
+            tex.write(np.ascontiguousarray(np.c_[bare[::-1][y:y + h, x:x + w],
+                                                 np.full((h, w, 1), 255, np.uint8)]
+                                           .reshape(h, w, 4)), viewport=(x, y, w, h))
+
+    def view(k):
+        return rig.view(fps=40.0 + k, energy=Energy(kinetic=0.01 * (k + 1), spring=0.03))
+
+    for _ in range(3):  # imgui sizes its windows over the first frames
+        rig.frame(view(0))
+    cache = OverlayCache(rig.ctx, rig.overlay)
+    rig.scene_frame()
+    cache.frame(view(0), rig.fbo, (W, H), 0.0)
+    whole = rig.read()
+    box = (0, 0, W // 2, H)  # under the HUD, partly
+    scene_in([box])
+    cache.frame(view(0), rig.fbo, (W, H), 0.01, drawn=[box], restore=scene_in)
+    assert np.array_equal(rig.read(), whole)
+    cache.frame(view(0), rig.fbo, (W, H), 0.02, drawn=[], restore=scene_in)
+    assert np.array_equal(rig.read(), whole)  # nothing drawn again: nothing laid over
+    hud = cache.layers["hud"].draws
+    cache.frame(view(1), rig.fbo, (W, H), 2 * REFRESH, drawn=[], restore=scene_in)
+    assert cache.layers["hud"].draws == hud + 1  # new figures, not shown yet
+    assert np.array_equal(rig.read(), whole)
+    cache.frame(view(1), rig.fbo, (W, H), 2.005 * REFRESH, drawn=[], restore=scene_in)
+    refreshed = rig.read()
+    rig.scene_frame()
+    cache.frame(view(1), rig.fbo, (W, H), 2.01 * REFRESH)  # laid over all of it
+    assert np.array_equal(refreshed, rig.read()) and not np.array_equal(refreshed, whole)
+
+
 def test_disjoint_rectangles_cover_the_union_once():
     from slinky3d.viewer.overlay.cache import disjoint
 

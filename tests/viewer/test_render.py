@@ -214,6 +214,42 @@ def test_a_lower_scale_draws_the_same_picture_at_full_size(ctx, quality):
     assert diff.mean() < 2.0 and np.mean(diff > 24) < 0.03
 
 
+@pytest.mark.gl
+def test_a_frame_drawn_again_only_where_it_changed_is_the_frame_drawn_whole(ctx):
+    """Partial redraw (viewer/app/redraw.py): into a target that still holds the last
+    frame, a frame at a lower scale drawn again only inside the last frame's boxes and
+    its own is, bit for bit, that frame drawn whole; and restore() draws any part of it
+    again as it was (what the overlay does where it changed)."""
+    from slinky3d.viewer.camera import frame_snapshot
+    from slinky3d.viewer.gl.renderer import Renderer
+    from slinky3d.viewer.stage import stage_for
+
+    size = (640, 360)
+    look = Look()
+    first = hanging_snapshot("steel", stretch=0.2)
+    moved = hanging_snapshot("steel", stretch=0.1, anchor=(0.03, 0.0))
+    stage = stage_for(look, first)
+    cam = frame_snapshot(first, size, CameraHint(yaw_deg=25.0, pitch_deg=15.0), stage)
+
+    def target():
+        return ctx.framebuffer(ctx.renderbuffer(size, 4), ctx.depth_renderbuffer(size))
+
+    kept, whole = target(), target()
+    r, fresh = Renderer(ctx, size, quality="software"), Renderer(ctx, size, quality="software")
+    for _ in range(2):  # the second with a camera that stands still: boxes, not all of it
+        r.render(first, look, cam, stage, target=kept, scale=0.5)
+        fresh.render(moved, look, cam, stage, target=whole, scale=0.5)
+    last = list(r.composed)
+    assert last != [(0, 0, *size)] and not r.partial
+    r.render(moved, look, cam, stage, target=kept, scale=0.5, redraw=last)
+    assert r.partial and r.composed == fresh.composed
+    assert kept.read() == whole.read()
+    kept.clear(1.0, 0.0, 1.0, 1.0, viewport=(100, 50, 300, 200))  # something drawn over it
+    assert kept.read() != whole.read()
+    r.restore([(100, 50, 300, 200)])
+    assert kept.read() == whole.read()
+
+
 def draw_at(r, snap, look, cam, stage):
     """A full-scale frame with that camera, from a fresh renderer of the same kind."""
     from slinky3d.viewer.gl.renderer import Renderer

@@ -19,6 +19,9 @@ class Policy:
 
     off: frozenset[str] = frozenset()  # key actions (keys.BINDINGS) that do nothing
     hud_caption = True  # the HUD's scene caption (overlay/caption.py) may show
+    # Whether after_overlay draws over every frame: then every frame is drawn whole
+    # (app/redraw.py draws again only what the app itself changed).
+    draws_over = False
 
     def bind(self, app: Any) -> None:
         """The window is built (its GL objects and parts exist)."""

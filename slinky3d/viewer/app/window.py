@@ -46,6 +46,7 @@ from slinky3d.viewer.app.instant_replay import InstantReplay
 from slinky3d.viewer.app.lost_context import release_gl
 from slinky3d.viewer.app.phenomena import Phenomena
 from slinky3d.viewer.app.policy import Action, Policy
+from slinky3d.viewer.app.redraw import Redraw, back_buffer_kept
 from slinky3d.viewer.app.ui import UiState
 from slinky3d.viewer.app.views import OverlayViews, total_energy
 from slinky3d.viewer.camera import OrbitCamera, frame_snapshots
@@ -112,6 +113,8 @@ class Viewer:
         self.resolution = ResolutionController(FRAME_INTERVAL) if dynamic_resolution else None
         self._render_s: float | None = None  # the last frame's 3D picture, wall s
         self._screen, self._screen_size = self.ctx.screen, tuple(fb)
+        # What each frame draws again (a kept back buffer: only what changed).
+        self.redraw = Redraw(back_buffer_kept(self.window, self._screen))
         self.pictures = pictures_dir
         self._due = 0.0  # perf_counter s the next frame is due (run, _pace)
         self._message_until = 0.0
@@ -369,6 +372,7 @@ class Viewer:
             self._screen = self.ctx.detect_framebuffer(0)
             self._screen_size = size
             self.renderer.resize(size)
+            self.redraw.invalidate()
         self.views.frame_walls.append(now)
         snap = self._snapshot_now(now)
         self.shown = snap
@@ -385,13 +389,18 @@ class Viewer:
                 self._directed = None
         self._direct(snap, now, size)
         start = time.perf_counter()
-        self._render(snap, self._screen, self.render_scale)
+        redraw = None if self.policy.draws_over else self.redraw.rects()
+        self._render(snap, self._screen, self.render_scale, redraw)
         if self.resolution is not None:
             # A software rasterizer draws at the next flush: finish, so that the time
             # measured is the picture's, not only the calls'.
             self.ctx.finish()
             self._render_s = time.perf_counter() - start
-        self._overlay(snap, now)
+        r = self.renderer
+        # Where this frame drew again (None: everywhere), for the overlay to lay over.
+        drawn = [*redraw, *r.composed] if redraw is not None and r.partial else None
+        self._overlay(snap, now, drawn)
+        self.redraw.drawn(r.composed)
         self.frames += 1
         if self.max_frames and self.frames >= self.max_frames:
             # The same frame again into the renderer's own buffer: reading the window's
@@ -437,14 +446,15 @@ class Viewer:
         """The scale the window's 3D picture is drawn at now (dynamic resolution)."""
         return 1.0 if self.resolution is None else self.resolution.scale
 
-    def _render(self, snap: Snapshot, target, scale: float = 1.0) -> None:
+    def _render(self, snap: Snapshot, target, scale: float = 1.0,
+                redraw: list[tuple[int, int, int, int]] | None = None) -> None:
         """The 3D picture; below full scale only on screen (what is kept, screenshots
-        and clips, is drawn at full scale)."""
+        and clips, is drawn at full scale); `redraw` as Renderer.render's."""
         self.renderer.render(snap, self.look, self.camera, self.stage, target=target,
                              extra=self._extra(snap), helices=not self.ui.side_view,
                              tints=self.phenomena.tints(snap),
                              marks=self.phenomena.marks(snap), scale=scale,
-                             slowmo=1.0 / self._time_scale())
+                             slowmo=1.0 / self._time_scale(), redraw=redraw)
 
     def _time_scale(self) -> float:
         """Simulated seconds shown per wall second now (the replay's or the chosen)."""
@@ -495,11 +505,15 @@ class Viewer:
         self._display_t, self._display_wall = t, now
         return t
 
-    def _overlay(self, snap: Snapshot, now: float) -> None:
+    def _overlay(self, snap: Snapshot, now: float,
+                 drawn: list[tuple[int, int, int, int]] | None = None) -> None:
+        """The 2D layer over the frame: everywhere, or only inside `drawn` (x, y, w, h),
+        where the frame drew again (and where the overlay itself changed)."""
         if self.ui.message and now > self._message_until:
             self.ui.message = ""
         view = self.overlay_view(snap, now)
-        for action in self._overlay_cache.frame(view, self._screen, self._screen_size, now):
+        for action in self._overlay_cache.frame(view, self._screen, self._screen_size, now,
+                                                drawn, self.renderer.restore):
             self.do_action(action)
         self.policy.after_overlay(self._screen, self._screen_size, now)
 
@@ -516,6 +530,7 @@ class Viewer:
         self._screen.use()
         self.overlay.frame(self.overlay_view(self.shown))
         self.policy.after_overlay(self._screen, self._screen_size, time.perf_counter())
+        self.redraw.invalidate()  # the back buffer now holds this full-scale frame
         w, h = self._screen_size
         buf = (gl.GLubyte * (w * h * 3))()
         gl.glBindFramebuffer(gl.GL_READ_FRAMEBUFFER, 0)
@@ -545,6 +560,7 @@ class Viewer:
         fb = tuple(self.window.get_framebuffer_size())
         self.renderer = Renderer(self.ctx, fb, quality=self.quality)
         self._screen, self._screen_size = self.ctx.screen, fb
+        self.redraw.invalidate()
         self._make_overlay()
         self.policy.gl_recreated()
 

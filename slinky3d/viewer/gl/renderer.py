@@ -43,6 +43,7 @@ DAMPER_COLOUR = (0.22, 0.24, 0.28, 0.8)  # and its damper
 INSTANCE_BYTES = 4 * (4 + 3 + 4)
 COUPLING_SIZE = 2.5  # the coupling's size in Slinky radii: readable a few metres away
 SCALE_STEP = 1 / 32  # dynamic resolution's scales are multiples: a new size is new targets
+Rect = tuple[int, int, int, int]  # x, y, width, height in pixels, GL's bottom-left origin
 
 
 @dataclass
@@ -153,6 +154,10 @@ class Renderer:
         self._small: Targets | None = None  # targets of the last scale below 1
         self._composed: moderngl.Framebuffer | None = None  # a scaled frame without target
         self.composed: list[tuple[int, int, int, int]] = []  # boxes stretched last frame
+        # Whether the last frame drew into its target only where `redraw` and `composed`
+        # say (render's `redraw`), and what restore() draws again from.
+        self.partial = False
+        self._last_compose: tuple[Targets, moderngl.Framebuffer] | None = None
         self._camera_key: tuple | None = None  # the backdrop's key in the last frame
         self._moving = False  # whether it changed since the frame before
         self.resize(size)
@@ -179,7 +184,7 @@ class Renderer:
                target: moderngl.Framebuffer | None = None, extra: np.ndarray | None = None,
                helices: bool = True, tints: Sequence[np.ndarray | None] | None = None,
                marks: np.ndarray | None = None, scale: float = 1.0,
-               slowmo: float = 1.0) -> None:
+               slowmo: float = 1.0, redraw: Sequence[Rect] | None = None) -> None:
         """Draw one frame into `target` (same size) or this renderer's own buffer.
 
         `stage` (floor height and extent) should stay the same through a run; None
@@ -198,6 +203,11 @@ class Renderer:
         `slowmo`: seconds of the picture per simulated second (a film's slow motion, the
         app's time scale), so that the coils' impact flash lasts as long on screen at
         any speed (helix.impact_flash).
+        `redraw` (with a `target` that still holds the last frame, scale < 1): the boxes
+        on screen (x, y, w, h) where the last frame drew over the backdrop. The backdrop
+        is copied only there, then this frame's boxes (`composed`) are stretched as
+        usual; the rest of the target keeps its pixels, which are the same. `partial`
+        says whether the frame was drawn so (at full scale it is drawn whole).
         """
         ctx, q = self.ctx, self.quality
         full = self.size
@@ -211,6 +221,7 @@ class Renderer:
         stage = stage or stage_for(look, snap)
         key = _backdrop_key(look, cam, stage)
         self._moving, self._camera_key = key != self._camera_key, key
+        self.partial, self._last_compose = False, None
         boxes = self._decor(snap, look, stage.floor_y)
         if extra is not None and len(extra):
             boxes = np.concatenate([boxes, extra.astype("f4", copy=False)])
@@ -314,18 +325,20 @@ class Renderer:
             rects = [_screen_rect(cam, lo, hi, *full)]
             if look.floor:
                 rects.append(_screen_rect(cam, *floor, *full))
-            self._compose(t, target, rects, look, cam, stage, view_proj, common)
+            self._compose(t, target, rects, look, cam, stage, view_proj, common,
+                          redraw if target is not None else None)
             self._tick("upscale")
         else:
             self._result, self.composed = t.out, []
 
     def _compose(self, t: Targets, target: moderngl.Framebuffer | None, rects, look: Look,
-                 cam: OrbitCamera, stage: Stage, view_proj, common) -> None:
-        """A frame drawn at a lower scale, at full size: the full-size backdrop copied,
-        then the small picture stretched over the boxes on screen (x, y, w, h) that hold
-        what was drawn over its own backdrop. While the camera moves the full-size
-        backdrop would be drawn afresh every frame, which costs more than stretching the
-        whole small picture: that is done instead."""
+                 cam: OrbitCamera, stage: Stage, view_proj, common,
+                 redraw: Sequence[Rect] | None) -> None:
+        """A frame drawn at a lower scale, at full size: the full-size backdrop copied
+        (everywhere, or only inside `redraw`), then the small picture stretched over the
+        boxes on screen (x, y, w, h) that hold what was drawn over its own backdrop.
+        While the camera moves the full-size backdrop would be drawn afresh every frame,
+        which costs more than stretching the whole small picture: that is done instead."""
         ctx = self.ctx
         if target is None:
             if self._composed is None:
@@ -335,7 +348,29 @@ class Renderer:
             rects = [(0, 0, *self.size)]
         else:
             self._draw_backdrop(self._full, look, cam, stage, view_proj, common)
-            ctx.copy_framebuffer(target, self._full.backdrop_c)
+            # On a software rasterizer a copy into a window is a textured draw (the
+            # window's rows run the other way): a copy of the whole frame costs about as
+            # much as the 3D picture at half scale. So only where the last frame's boxes
+            # were and this frame's are not (which the stretch covers) is copied.
+            whole = [(0, 0, *self.size)]
+            self._copy_backdrop(target, whole if redraw is None else
+                                [p for i, r in enumerate(redraw)
+                                 for p in _outside(r, [*rects, *redraw[:i]])])
+        self.composed = rects
+        self.partial = redraw is not None
+        self._last_compose = (t, target)
+        self._stretch(t, target, _pieces(rects))
+
+    def _copy_backdrop(self, target: moderngl.Framebuffer, rects) -> None:
+        """The full-size backdrop copied into `rects` (x, y, w, h) of `target`."""
+        for rect in rects:
+            self.ctx.scissor = rect  # a blit obeys the scissor
+            self.ctx.copy_framebuffer(target, self._full.backdrop_c)
+        self.ctx.scissor = None
+
+    def _stretch(self, t: Targets, target: moderngl.Framebuffer, rects) -> None:
+        """The small picture stretched over `rects` (x, y, w, h) of the full-size target."""
+        ctx = self.ctx
         target.use()
         ctx.viewport = (0, 0, *self.size)
         ctx.disable(moderngl.DEPTH_TEST)
@@ -343,11 +378,21 @@ class Renderer:
         up = self.progs["upscale"]
         set_uniform(up, "image", 1)
         set_uniform(up, "texel", (1.0 / self.size[0], 1.0 / self.size[1]))
-        self.composed = rects
-        for rect in rects:  # where they overlap, the same pixels twice
+        for rect in rects:
             ctx.scissor = rect
             self._upscale_vao.render(moderngl.TRIANGLES, vertices=3)
         ctx.scissor = None
+
+    def restore(self, rects: Sequence[Rect]) -> None:
+        """The last frame drawn at a lower scale, drawn again inside `rects` (x, y, w, h)
+        of its target: the same pixels as then (the overlay's changed parts are restored
+        so, before it is laid over them again). Nothing without such a frame."""
+        if self._last_compose is None or not rects:
+            return
+        t, target = self._last_compose
+        self._copy_backdrop(target, rects)
+        self._stretch(t, target, [c for r in _pieces(rects) for b in _pieces(self.composed)
+                                  if (c := _overlap(r, b)) is not None])
 
     def _tick(self, name: str | None) -> None:
         """Profiling: finish the GPU work and charge the CPU time since the last tick."""
@@ -634,3 +679,34 @@ def _screen_rect(cam: OrbitCamera, lo, hi, w: int, h: int, pad: int = 6):
     x0, x1 = int(max(px[:, 0].min() - pad, 1)), int(min(px[:, 0].max() + pad, w - 1))
     y0, y1 = int(max(h - px[:, 1].max() - pad, 1)), int(min(h - px[:, 1].min() + pad, h - 1))
     return (x0, y0, max(x1 - x0, 0), max(y1 - y0, 0))
+
+
+def _overlap(a: Rect, b: Rect) -> Rect | None:
+    """The part two rectangles (x, y, w, h) share, None when none."""
+    x0, y0 = max(a[0], b[0]), max(a[1], b[1])
+    x1, y1 = min(a[0] + a[2], b[0] + b[2]), min(a[1] + a[3], b[1] + b[3])
+    return (x0, y0, x1 - x0, y1 - y0) if x1 > x0 and y1 > y0 else None
+
+
+def _outside(within: Rect, rects: Sequence[Rect]) -> list[Rect]:
+    """Rectangles (x, y, w, h) covering the part of `within` outside all of `rects`,
+    none overlapping another: bands between the rectangles' edges, cut at them."""
+    x, y, w, h = within
+    cut = [c for r in rects if (c := _overlap(within, r)) is not None]
+    ys = sorted({y, y + h, *(c[1] for c in cut), *(c[1] + c[3] for c in cut)})
+    out = []
+    for y0, y1 in zip(ys, ys[1:], strict=False):
+        spans = sorted((c[0], c[0] + c[2]) for c in cut if c[1] <= y0 and y1 <= c[1] + c[3])
+        at = x
+        for a, b in [*spans, (x + w, x + w)]:
+            if a > at:
+                out.append((at, y0, a - at, y1 - y0))
+            at = max(at, b)
+    return out
+
+
+def _pieces(rects: Sequence[Rect]) -> list[Rect]:
+    """The union of `rects` (x, y, w, h) as rectangles none of which overlaps another:
+    each rectangle's part outside those before it, in order (a pass over the union
+    then touches each pixel once)."""
+    return [p for i, r in enumerate(rects) for p in _outside(r, rects[:i])]

@@ -104,6 +104,7 @@ class Kiosk(Policy):
 
     off = frozenset(OFF)
     hud_caption = False  # the kiosk's placard shows the captions, with what to do
+    draws_over = True  # the placard, over every frame
 
     def __init__(self, playlist: Playlist, first: tuple[int, Scene], size: tuple[int, int],
                  fullscreen: bool = True, quality: str = "auto", max_frames: int = 0,
