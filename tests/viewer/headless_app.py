@@ -340,9 +340,15 @@ def keys_(out):
                 res[tag] = press(name) + [w.fullscreen != was]
                 press(name)
             elif b.action == "camera":
-                d = v.camera.distance
+                # a zoom takes the camera; C gives it back to the director, which frames
+                # afresh (where the overlay lets it: not the camera before the zoom,
+                # which may have been gliding to a new room)
                 w.dispatch_event("on_mouse_scroll", 10, 10, 0, 3)
-                res[tag] = press(name) + [abs(v.camera.distance - d) < 1e-12]
+                zoomed = v.camera.distance
+                got = press(name)
+                framed = v.director.start(v.shown).distance
+                res[tag] = got + [abs(v.camera.distance - framed) < 1e-12
+                                  and abs(zoomed - framed) > 1e-6 and not v.camera_held]
             elif b.action == "camera_mode":  # through every mode and back
                 res[tag] = []
                 for _ in range(3):

@@ -76,6 +76,7 @@ def main(out):
     frames(k, 1)
     # a lost GL context: the next frame raises, the objects are made again, play goes on
     old = k.app.renderer
+    res["red_before_loss"] = red_pixels(k)
     k.simulate_context_loss()
     frames(k, 3)
     res["gl_recoveries"] = k.gl_recoveries

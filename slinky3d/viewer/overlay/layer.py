@@ -204,8 +204,8 @@ class Overlay:
         # What the director keeps the Slinkies out of (pixels, y down): the HUD, its
         # caption while it shows, and the panel. (They move out of the Slinkies' way too:
         # overlay/placement.py; the timeline only moves.)
-        hud = [self.hud.rect, self.hud.caption.rect] if view.show_hud else []
-        self.reserved = [r for r in hud + [self.panel.rect] * view.show_panel
+        shown = [self.hud.rect, self.hud.caption.rect] if view.show_hud else []
+        self.reserved = [r for r in shown + [self.panel.rect] * view.show_panel
                          if r[2] > r[0] and r[3] > r[1]]
         if view.replay is not None and view.replay.playing:
             self._badge(f"replay \u00d7{scale_text(view.replay.speed)}")
