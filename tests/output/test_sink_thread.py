@@ -110,7 +110,8 @@ def test_a_film_is_the_frames_the_renderer_draws_in_order():
         for k in range(len(got.frames)):
             if k:
                 sim.step(per)
-            r.render(sim.snapshot(), sc.look, camera.at(k), camera.stage, slowmo=shot.slowmo)
+            snap = sim.snapshot()
+            r.render(snap, sc.look, camera.at(k, snap), camera.stage, slowmo=shot.slowmo)
             drawn.append(r.read())
     finally:
         ctx.release()
