@@ -16,7 +16,7 @@ import numpy as np
 from numba.core.registry import CPUDispatcher
 
 from slinky3d.dynamics.articulated_body import energy as aba_energy
-from slinky3d.dynamics.articulated_body import energy_parts
+from slinky3d.dynamics.articulated_body import energy_parts, guard_figures
 from slinky3d.dynamics.couplings import (
     grab_defaults,
     grab_substeps,
@@ -52,6 +52,7 @@ class SlinkySolver:
         p = spec.params
         self.spec, self.p, self.h = spec, p, h
         n = p.N
+        self._energy_constants = (p.m, p.I, p.R, p.g, p.k_coil)  # the energy kernels' own
         self.work = new_work(n)
         self._work = plain(self.work)  # what `run` takes (see there)
         # The world it may touch: then steps near it are world_contact's
@@ -75,6 +76,7 @@ class SlinkySolver:
         self._counters = np.zeros(1, COUNTERS)
         self.par, self.modes, self.cnt = self._parameters[0], self._modes[0], self._counters[0]
         self._mode_values = self._modes.view(np.int64)
+        self._parameter_values = self._parameters.view(np.float64)  # all f8: copied as such
         self._fill_params()
         self.reset()
 
@@ -196,11 +198,22 @@ class SlinkySolver:
         """(kinetic, gravity, spring, damping, impacts) in J: the mechanical energy
         (gravity's zero at y = 0) and what the joint dampers and the coil impacts
         took since the last reset (the compiled kernels' running sums)."""
-        p, f = self.p, self.work.forces
+        f = self.work.forces
         kinetic, gravity, spring = energy_parts(
-            self.q, self.qd, p.m, p.I, p.R, p.g, p.k_coil, self._first_joint(), f.ends,
+            self.q, self.qd, *self._energy_constants, self._first_joint(), f.ends,
             f.bar_axes, f.aba_rows)
         return (kinetic, gravity, spring, *self.losses())
+
+    def guard_figures(self) -> tuple[float, float]:
+        """(balance, fastest): the energy account summed (as `energy_account`'s parts
+        in order: J), and the largest |qd| (inf when anything is not finite), in one
+        compiled pass: what the divergence guard reads after every step."""
+        f = self.work.forces
+        mechanical, fastest = guard_figures(
+            self.q, self.qd, *self._energy_constants, self._first_joint(), f.ends,
+            f.bar_axes, f.aba_rows)
+        damping, impacts = self.losses()
+        return mechanical + damping + impacts, fastest
 
     def losses(self) -> tuple[float, float]:
         """(damping, impacts): the energy account's running sums (J)."""
@@ -514,7 +527,7 @@ class SlinkySolver:
         roll-back, which stops the Slinky, leaves them as they were."""
         hand = None
         if self.hand:
-            hand = (self.mirror, self._parameters.copy(), self.drive_velocity.copy(),
+            hand = (self.mirror, self._parameter_values.copy(), self.drive_velocity.copy(),
                     self.drive_wanted.copy())
         return (self.q.copy(), self.qd.copy(), self.sd.copy(), self.locked.copy(),
                 self._mode_values.copy(), self.target.copy(), self.k, hand, self.rest.copy())
@@ -536,7 +549,7 @@ class SlinkySolver:
         if hand is not None:
             self.hand = True
             self.mirror, parameters, velocity, wanted = hand
-            self._parameters[:] = parameters
+            self._parameter_values[:] = parameters
             self.drive_velocity[:], self.drive_wanted[:] = velocity, wanted
             self._hand_moved()
             self._scripted = bool(self.par["drive_frequency"] > 0.0)
