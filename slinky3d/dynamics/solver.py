@@ -256,7 +256,7 @@ class SlinkySolver:
         """Grab end point k (0 = anchored end .. N = far end), pulled toward target."""
         k = int(min(max(k, 0), self.p.N))
         E = chain.end_points(self.q, self.p.R)
-        self.target[:] = E[k] if target is None else self._world(np.asarray(target, float))
+        self.target[:] = E[k] if target is None else self._world(self._reachable(target))
         self.sd[:] = self.target - E[k]  # Maxwell branch starts unloaded
         self.modes["grab_point"] = k
         self.modes["grab"] = 1
@@ -265,8 +265,18 @@ class SlinkySolver:
 
     def move_grab(self, target: tuple[float, float]) -> None:
         if np.all(np.isfinite(target)):
-            self.target[:] = self._world(np.asarray(target, float))
+            self.target[:] = self._world(self._reachable(target))
             self._touched()
+
+    def _reachable(self, target: tuple[float, float]) -> np.ndarray:
+        """A grab's target (world metres) kept out of the world's solid: a hand cannot
+        go into the floor or a step, so a target below the surface is lifted onto it
+        (else the grabbed end is pressed into the surface with up to the grab's cap,
+        five times the Slinky's weight)."""
+        out = np.array(target, dtype=float)
+        if self.world is not None and math.isfinite(out[0]):
+            out[1] = max(out[1], self.world.surface(float(out[0])))
+        return out
 
     def release_grab(self) -> None:
         self.modes["grab"] = 0
