@@ -18,8 +18,9 @@ from slinky3d.model.chain import BASE
 REGULARIZE = 1e-9  # relative: added to the Delassus diagonal (redundant contacts)
 RETRIES = 1  # solves again, more regularised, when Lemke's answer fails the check
 MAX_ROUNDS = 4  # solves with more coil rows, when an impulse closes a joint left out
-MAX_LOCKED = 12  # active sets the locked solve tries before the full LCP takes over
+MAX_LOCKED = 24  # active sets the locked solve tries before the full LCP takes over
 SINGLE_ROUNDS = 4  # rounds that free one pulling coil each, before all are freed at once
+FREED_TOGETHER, FREED_ALONE = 1, 2  # how locked_solve freed a coil (ww.freed; 0: not)
 TOUCH = 1e-6  # m: a contact this near (a point resting on the surface) is always solved
 GAP_TOL = 1e-10  # m: how far a contact left out of the solve may close past its target
 
@@ -275,7 +276,7 @@ def locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus,
     for c in range(m):  # kept whatever their place: the points on the surface
         ww.needed[c] = ww.gap[c] <= TOUCH
     for j in range(nj):
-        ww.freed[j] = False
+        ww.freed[j] = 0
     cycled = False  # a coil freed with others closed again
     pivots = 0
     for _round in range(MAX_LOCKED):
@@ -382,21 +383,25 @@ def locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus,
         # hardest, or, after SINGLE_ROUNDS rounds, every coil pulling at once until one
         # freed so closes again. (Freed together, a dozen degenerate coils can close
         # together, and locked together pull: a cycle. A stack dragged by its end has
-        # fifty coils pulling at once: one a round does not end.)
+        # fifty coils pulling at once: one a round does not end.) A coil freed alone
+        # that pulls again after closing again is a cycle of its own: the whole LCP.
         if closing > 0:
             for j in range(j0, nj):
                 if not act[j] and ww.in_rows[j]:
                     act[j] = True
-                    cycled = cycled or ww.freed[j]
+                    cycled = cycled or ww.freed[j] == FREED_TOGETHER
         elif worst < 0:  # only contacts left out closed: solve again with them
             continue
         elif _round + 1 < SINGLE_ROUNDS or cycled:
+            if ww.freed[worst] == FREED_ALONE:
+                break
             act[worst] = False
+            ww.freed[worst] = FREED_ALONE
         else:
             for j in range(j0, nj):
                 if act[j] and lam[j] < -1e-9 * lmax:
                     act[j] = False
-                    ww.freed[j] = True
+                    ww.freed[j] = FREED_TOGETHER
     ww.state[3] = pivots
     return False
 
