@@ -617,6 +617,8 @@ def warm_up(say: Callable[[str], object] | None = None) -> None:
                           far=EndSpec("free", 0.0), q0=q0, contact=ContactSpec())
         s = SlinkySolver(spec, 1e-3)
         s.advance(2)
+        s.energy_account()  # what snapshots and falling asleep read
+        s.guard_figures()  # what the divergence guard reads
     # the world's scheme and sleeping's rest test too: a floor just below its far end
     floor = float(chain.end_points(q0, p.R)[:, 1].min()) - 1e-3
     SlinkySolver(spec, 1e-3, World(floor=floor), sleep=True).advance(2)
