@@ -20,6 +20,7 @@ RETRIES = 1  # solves again, more regularised, when Lemke's answer fails the che
 MAX_ROUNDS = 4  # solves with more coil rows, when an impulse closes a joint left out
 MAX_LOCKED = 24  # active sets the locked solve tries before the full LCP takes over
 SINGLE_ROUNDS = 4  # rounds that free one pulling coil each, before all are freed at once
+PULLING_MANY = 16  # coils pulling at once that are freed together (after SINGLE_ROUNDS)
 FREED_TOGETHER, FREED_ALONE = 1, 2  # how locked_solve freed a coil (ww.freed; 0: not)
 TOUCH = 1e-6  # m: a contact this near (a point resting on the surface) is always solved
 GAP_TOL = 1e-10  # m: how far a contact left out of the solve may close past its target
@@ -366,11 +367,14 @@ def locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus,
             if act[j]:
                 lmax = max(lmax, abs(lam[j]))
         closing = 0
+        pulling = 0
         worst = -1  # the locked coil pulling hardest
         for j in range(j0, nj):
             if act[j]:
-                if lam[j] < -1e-9 * lmax and (worst < 0 or lam[j] < lam[worst]):
-                    worst = j
+                if lam[j] < -1e-9 * lmax:
+                    pulling += 1
+                    if worst < 0 or lam[j] < lam[worst]:
+                        worst = j
             elif vplus[j] < -max(q[j] - tmin, 0.0) / h - 1e-12 / h:
                 ww.in_rows[j] = True  # to lock
                 closing += 1
@@ -392,7 +396,7 @@ def locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus,
                     cycled = cycled or ww.freed[j] == FREED_TOGETHER
         elif worst < 0:  # only contacts left out closed: solve again with them
             continue
-        elif _round + 1 < SINGLE_ROUNDS or cycled:
+        elif _round + 1 < SINGLE_ROUNDS or cycled or pulling < PULLING_MANY:
             if ww.freed[worst] == FREED_ALONE:
                 break
             act[worst] = False
