@@ -20,6 +20,7 @@ releases the GIL so the solver thread does not stall the UI.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -338,6 +339,20 @@ def energy_parts(q, qd, m, I, R, g, k, spring_from, E, U, ws):  # noqa: E741
         if BASE + i >= spring_from:
             Vs += 0.5 * k * q[BASE + i] * q[BASE + i]
     return T, Vg, Vs
+
+
+@njit(**JIT)
+def guard_figures(q, qd, m, I, R, g, k, spring_from, E, U, ws):  # noqa: E741
+    """(T + V, fastest): the mechanical energy (energy_parts summed in that order) and
+    the largest |qd|, inf when any coordinate or rate is not finite. What the divergence
+    guard reads after every step, in one compiled call."""
+    fastest = 0.0
+    for j in range(q.shape[0]):
+        if not (math.isfinite(q[j]) and math.isfinite(qd[j])):
+            return math.nan, math.inf
+        fastest = max(fastest, abs(qd[j]))
+    T, Vg, Vs = energy_parts(q, qd, m, I, R, g, k, spring_from, E, U, ws)
+    return T + Vg + Vs, fastest
 
 
 @njit(**JIT)

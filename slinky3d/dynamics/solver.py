@@ -16,7 +16,7 @@ import numpy as np
 from numba.core.registry import CPUDispatcher
 
 from slinky3d.dynamics.articulated_body import energy as aba_energy
-from slinky3d.dynamics.articulated_body import energy_parts
+from slinky3d.dynamics.articulated_body import energy_parts, guard_figures
 from slinky3d.dynamics.couplings import (
     grab_defaults,
     grab_substeps,
@@ -52,6 +52,7 @@ class SlinkySolver:
         p = spec.params
         self.spec, self.p, self.h = spec, p, h
         n = p.N
+        self._energy_constants = (p.m, p.I, p.R, p.g, p.k_coil)  # the energy kernels' own
         self.work = new_work(n)
         self._work = plain(self.work)  # what `run` takes (see there)
         # The world it may touch: then steps near it are world_contact's
@@ -75,6 +76,7 @@ class SlinkySolver:
         self._counters = np.zeros(1, COUNTERS)
         self.par, self.modes, self.cnt = self._parameters[0], self._modes[0], self._counters[0]
         self._mode_values = self._modes.view(np.int64)
+        self._parameter_values = self._parameters.view(np.float64)  # all f8: copied as such
         self._fill_params()
         self.reset()
 
@@ -216,11 +218,22 @@ class SlinkySolver:
         """(kinetic, gravity, spring, damping, impacts) in J: the mechanical energy
         (gravity's zero at y = 0) and what the joint dampers and the coil impacts
         took since the last reset (the compiled kernels' running sums)."""
-        p, f = self.p, self.work.forces
+        f = self.work.forces
         kinetic, gravity, spring = energy_parts(
-            self.q, self.qd, p.m, p.I, p.R, p.g, p.k_coil, self._first_joint(), f.ends,
+            self.q, self.qd, *self._energy_constants, self._first_joint(), f.ends,
             f.bar_axes, f.aba_rows)
         return (kinetic, gravity, spring, *self.losses())
+
+    def guard_figures(self) -> tuple[float, float]:
+        """(balance, fastest): the energy account summed (as `energy_account`'s parts
+        in order: J), and the largest |qd| (inf when anything is not finite), in one
+        compiled pass: what the divergence guard reads after every step."""
+        f = self.work.forces
+        mechanical, fastest = guard_figures(
+            self.q, self.qd, *self._energy_constants, self._first_joint(), f.ends,
+            f.bar_axes, f.aba_rows)
+        damping, impacts = self.losses()
+        return mechanical + damping + impacts, fastest
 
     def losses(self) -> tuple[float, float]:
         """(damping, impacts): the energy account's running sums (J)."""
@@ -263,7 +276,7 @@ class SlinkySolver:
         """Grab end point k (0 = anchored end .. N = far end), pulled toward target."""
         k = int(min(max(k, 0), self.p.N))
         E = chain.end_points(self.q, self.p.R)
-        self.target[:] = E[k] if target is None else self._world(np.asarray(target, float))
+        self.target[:] = E[k] if target is None else self._world(self._reachable(target))
         self.sd[:] = self.target - E[k]  # Maxwell branch starts unloaded
         self.modes["grab_point"] = k
         self.modes["grab"] = 1
@@ -272,8 +285,18 @@ class SlinkySolver:
 
     def move_grab(self, target: tuple[float, float]) -> None:
         if np.all(np.isfinite(target)):
-            self.target[:] = self._world(np.asarray(target, float))
+            self.target[:] = self._world(self._reachable(target))
             self._touched()
+
+    def _reachable(self, target: tuple[float, float]) -> np.ndarray:
+        """A grab's target (world metres) kept out of the world's solid: a hand cannot
+        go into the floor or a step, so a target below the surface is lifted onto it
+        (else the grabbed end is pressed into the surface with up to the grab's cap,
+        five times the Slinky's weight)."""
+        out = np.array(target, dtype=float)
+        if self.world is not None and math.isfinite(out[0]):
+            out[1] = max(out[1], self.world.surface(float(out[0])))
+        return out
 
     def release_grab(self) -> None:
         self.modes["grab"] = 0
@@ -540,7 +563,7 @@ class SlinkySolver:
         roll-back, which stops the Slinky, leaves them as they were."""
         hand = None
         if self.hand:
-            hand = (self.mirror, self._parameters.copy(), self.drive_velocity.copy(),
+            hand = (self.mirror, self._parameter_values.copy(), self.drive_velocity.copy(),
                     self.drive_wanted.copy())
         return (self.q.copy(), self.qd.copy(), self.sd.copy(), self.locked.copy(),
                 self._mode_values.copy(), self.target.copy(), self.k, hand, self.rest.copy())
@@ -562,7 +585,7 @@ class SlinkySolver:
         if hand is not None:
             self.hand = True
             self.mirror, parameters, velocity, wanted = hand
-            self._parameters[:] = parameters
+            self._parameter_values[:] = parameters
             self.drive_velocity[:], self.drive_wanted[:] = velocity, wanted
             self._hand_moved()
             self._scripted = bool(self.par["drive_frequency"] > 0.0)
@@ -620,6 +643,8 @@ def warm_up(say: Callable[[str], object] | None = None) -> None:
                           far=EndSpec("free", 0.0), q0=q0, contact=ContactSpec())
         s = SlinkySolver(spec, 1e-3)
         s.advance(2)
+        s.energy_account()  # what snapshots and falling asleep read
+        s.guard_figures()  # what the divergence guard reads
     # the world's scheme and sleeping's rest test too: a floor just below its far end
     floor = float(chain.end_points(q0, p.R)[:, 1].min()) - 1e-3
     SlinkySolver(spec, 1e-3, World(floor=floor), sleep=True).advance(2)

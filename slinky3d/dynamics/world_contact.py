@@ -109,6 +109,7 @@ class WorldWork(NamedTuple):
     # and the pieces the full LCP solved (the locked solve found no active set)
     # the solve with closed coils locked (locked_solve)
     active: np.ndarray  # (nj,) bool: the coils locked at their targets
+    freed: np.ndarray  # (nj,) int: how a coil was freed in this piece's rounds (FREED_*)
     prescribed: np.ndarray  # (nj,) bool: those and the anchor's joints
     change: np.ndarray  # (nj,) the prescribed joints' velocity changes
     joint_impulse: np.ndarray  # (nj,) the impulse each prescribed joint takes
@@ -135,7 +136,7 @@ def new_world_work(n: int, blocks: np.ndarray) -> WorldWork:
         basis=np.zeros(nz, np.int64), column=np.zeros(2 * nz + 1, np.int64),
         free_velocity=np.zeros(nj), body=np.zeros((3, n)),
         nolock=np.zeros(nj, np.bool_), state=np.zeros(5, np.int64),
-        active=np.zeros(nj, np.bool_),
+        active=np.zeros(nj, np.bool_), freed=np.zeros(nj, np.int64),
         prescribed=np.zeros(nj, np.bool_),
         change=np.zeros(nj), joint_impulse=np.zeros(nj), loads=np.zeros((n, 3)),
         factored=workspace(n), group=np.zeros(n, np.int64),

@@ -18,7 +18,10 @@ from slinky3d.model.chain import BASE
 REGULARIZE = 1e-9  # relative: added to the Delassus diagonal (redundant contacts)
 RETRIES = 1  # solves again, more regularised, when Lemke's answer fails the check
 MAX_ROUNDS = 4  # solves with more coil rows, when an impulse closes a joint left out
-MAX_LOCKED = 12  # active sets the locked solve tries before the full LCP takes over
+MAX_LOCKED = 24  # active sets the locked solve tries before the full LCP takes over
+SINGLE_ROUNDS = 4  # rounds that free one pulling coil each, before all are freed at once
+PULLING_MANY = 16  # coils pulling at once that are freed together (after SINGLE_ROUNDS)
+FREED_TOGETHER, FREED_ALONE = 1, 2  # how locked_solve freed a coil (ww.freed; 0: not)
 TOUCH = 1e-6  # m: a contact this near (a point resting on the surface) is always solved
 GAP_TOL = 1e-10  # m: how far a contact left out of the solve may close past its target
 
@@ -252,9 +255,10 @@ def locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus,
     Guess the coils that end the step closed (ww.active, set by the caller from the
     last piece), lock them at their targets (prescribed joints of one impulse-response
     factorisation), solve the small LCP of the world contacts alone on that chain, and
-    read the coils' impulses off the prescribed joints. A locked coil pulling, or a
-    free one closing past its bound, flips (block principal pivoting, then one at a
-    time); an unchanged set is a solution of the whole LCP. Fills vplus, the world
+    read the coils' impulses off the prescribed joints. A coil closing past its bound
+    is locked, a locked one pulling freed (the hardest one a round; after a few
+    rounds all at once, until that cycles); an unchanged set is a solution of the
+    whole LCP. Fills vplus, the world
     impulses (ww.impulse[2c], [2c + 1]) and the coils' (ww.joint_impulse)."""
     nj = q.shape[0]
     tmin = par.theta_min
@@ -272,6 +276,9 @@ def locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus,
         arm[j] = armh if j >= BASE else 0.0
     for c in range(m):  # kept whatever their place: the points on the surface
         ww.needed[c] = ww.gap[c] <= TOUCH
+    for j in range(nj):
+        ww.freed[j] = 0
+    cycled = False  # a coil freed with others closed again
     pivots = 0
     for _round in range(MAX_LOCKED):
         for j in range(nj):
@@ -360,11 +367,14 @@ def locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus,
             if act[j]:
                 lmax = max(lmax, abs(lam[j]))
         closing = 0
+        pulling = 0
         worst = -1  # the locked coil pulling hardest
         for j in range(j0, nj):
             if act[j]:
-                if lam[j] < -1e-9 * lmax and (worst < 0 or lam[j] < lam[worst]):
-                    worst = j
+                if lam[j] < -1e-9 * lmax:
+                    pulling += 1
+                    if worst < 0 or lam[j] < lam[worst]:
+                        worst = j
             elif vplus[j] < -max(q[j] - tmin, 0.0) / h - 1e-12 / h:
                 ww.in_rows[j] = True  # to lock
                 closing += 1
@@ -374,14 +384,28 @@ def locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus,
             ww.state[3] = pivots
             return True
         # Lock every coil closing past its bound at once; else free the one pulling
-        # hardest. (Flipping the pulling ones all at once too cycled: freed together,
-        # they closed together.)
+        # hardest, or, after SINGLE_ROUNDS rounds, every coil pulling at once until one
+        # freed so closes again. (Freed together, a dozen degenerate coils can close
+        # together, and locked together pull: a cycle. A stack dragged by its end has
+        # fifty coils pulling at once: one a round does not end.) A coil freed alone
+        # that pulls again after closing again is a cycle of its own: the whole LCP.
         if closing > 0:
             for j in range(j0, nj):
                 if not act[j] and ww.in_rows[j]:
                     act[j] = True
-        elif worst >= 0:
+                    cycled = cycled or ww.freed[j] == FREED_TOGETHER
+        elif worst < 0:  # only contacts left out closed: solve again with them
+            continue
+        elif _round + 1 < SINGLE_ROUNDS or cycled or pulling < PULLING_MANY:
+            if ww.freed[worst] == FREED_ALONE:
+                break
             act[worst] = False
+            ww.freed[worst] = FREED_ALONE
+        else:
+            for j in range(j0, nj):
+                if act[j] and lam[j] < -1e-9 * lmax:
+                    act[j] = False
+                    ww.freed[j] = FREED_TOGETHER
     ww.state[3] = pivots
     return False
 

@@ -99,6 +99,13 @@ class World:
         """Whether there is anything to touch."""
         return self.floor is not None
 
+    def surface(self, x: float) -> float:
+        """The height of the solid's top at x (m; -inf: no floor). Every block stands on
+        the floor, so the solid at x is everything below it."""
+        if self.floor is None:
+            return -math.inf
+        return max([self.floor] + [top for x0, x1, top in self.blocks() if x0 <= x <= x1])
+
     def blocks(self, drawn: bool = False) -> tuple[Block, ...]:
         """The solid blocks standing on the floor; drawn: side by side, not overlapping
         (the same solid)."""

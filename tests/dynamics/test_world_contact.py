@@ -195,6 +195,34 @@ landing = 0.3
     assert not sim.rollbacks
 
 
+def test_a_grab_target_inside_the_world_is_lifted_onto_its_surface():
+    """A hand cannot go into the floor or a step: a target below the surface at its x
+    is lifted onto it (the app's cursor dragged below the floor); one above it, or
+    beside a riser, is left as it is."""
+    stairs = """[world.stairs]
+top = [0.0, 0.0]
+height = 0.05
+depth = 0.12
+count = 2
+landing = 0.3
+"""
+    scene = standing(x=0.4, height=-0.15, floor="", extra=stairs)
+    w = scene.world
+    assert w.surface(0.4) == pytest.approx(-0.15)  # the floor beyond the stairs
+    assert w.surface(-0.1) == pytest.approx(0.0)  # the landing
+    assert w.surface(0.18) == pytest.approx(-0.10)  # the second step
+    assert World().surface(0.0) == -np.inf
+    sim = Simulation(scene)
+    s = sim.slinkies[0]
+    sim.grab(0, s.p.N, (0.4, -0.2))
+    assert tuple(s.grab_target()) == pytest.approx((0.4, -0.15))
+    for target, lifted in (((-0.1, -0.3), (-0.1, 0.0)), ((0.05, -0.06), (0.05, -0.05)),
+                           ((0.3, 0.2), (0.3, 0.2))):
+        sim.move_grab(0, target)
+        assert tuple(s.grab_target()) == pytest.approx(lifted)
+    assert distance(w, s.grab_target()[None])[0] >= -1e-12
+
+
 def test_a_world_never_touched_leaves_the_trajectory_as_without_one():
     """Let go of and falling, collapsing coil on coil, far above a floor and beside a
     staircase it never reaches: only the event-driven step runs, as in a scene without
