@@ -96,8 +96,9 @@ def joint_stiffness(p: Params) -> np.ndarray:
     nu, _ = MATERIALS.get(p.preset, MATERIALS["custom"])
     w, t = ribbon(p)
     lo, hi = min(w, t), max(w, t)
-    # torsion constant of a rectangle, J = beta hi lo^3 (Roark: 1/3 (1 - 0.63 lo/hi))
-    beta = (1.0 - 0.63 * lo / hi + 0.052 * (lo / hi) ** 5) / 3.0
+    # torsion constant of a rectangle (Roark): J = hi lo^3 (1/3 - 0.21 r (1 - r^4 / 12))
+    r = lo / hi
+    beta = 1.0 / 3.0 - 0.21 * r * (1.0 - r**4 / 12.0)
     J = beta * hi * lo**3
     I1 = w * t**3 / 12  # about the radial axis: the ribbon's easy way
     I2 = t * w**3 / 12  # about the coil's axis: across its width

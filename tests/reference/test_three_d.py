@@ -198,3 +198,28 @@ def test_joint_stiffness_is_round_and_sourced():
         K = chain3d.joint_stiffness(p)
         assert K[0] == K[1] == p.k_coil
         assert K[2] > p.k_coil
+
+
+def test_joint_stiffness_is_the_half_hoops_compliance():
+    """The ratio k_a / k_b is that of a flat ribbon bent into half a turn under an end
+    moment, its compliance integrated along the wire (torsion GJ along the tangent,
+    bending E I_1 about the radius, E I_2 about the axis); about d and b it is the same."""
+    for name in ("plastic", "steel"):
+        p = preset(name)
+        w, t = chain3d.ribbon(p)
+        nu, _ = chain3d.MATERIALS[name]
+        G, E = 1.0, 2 * (1 + nu)
+        r = t / w
+        J = w * t**3 * (1 / 3 - 0.21 * r * (1 - r**4 / 12))  # Roark, a rectangle w x t
+        stiff = np.array([G * J, E * w * t**3 / 12, E * t * w**3 / 12])  # t, n, a
+        alpha = np.linspace(0.0, math.pi, 2001)
+        d, b = np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0])
+        tang = np.sin(alpha)[:, None] * d + np.cos(alpha)[:, None] * b
+        rad = -np.cos(alpha)[:, None] * d + np.sin(alpha)[:, None] * b
+        axis = np.broadcast_to([0.0, 0.0, 1.0], tang.shape)
+        dirs = np.stack([tang, rad, axis], axis=1)  # (s, 3 local, 3 in (d, b, a))
+        C = np.einsum("sia,sib,i->sab", dirs, dirs, 1.0 / stiff)
+        C = np.trapezoid(C, alpha, axis=0) * p.R
+        assert abs(C[0, 1]) < 1e-9 * C[0, 0] and C[0, 0] == pytest.approx(C[1, 1], rel=1e-9)
+        K = chain3d.joint_stiffness(p)
+        assert K[2] / K[1] == pytest.approx(C[1, 1] / C[2, 2], rel=1e-9)
