@@ -125,14 +125,16 @@ class Reference3D:
         p, n, R = self.p, frames.shape[0], self.p.R
         A = self.velocity_map(frames)
         Iw = frames @ self.Ic @ np.swapaxes(frames, 1, 2)
-        M = p.m * np.einsum("kai,kaj->ij", A, A)
-        for k in range(n):
-            M[3 + 3 * k: 6 + 3 * k, 3 + 3 * k: 6 + 3 * k] += Iw[k]
+        A2 = A.reshape(3 * n, -1)
+        M = p.m * (A2.T @ A2)
+        spin_blocks = np.zeros((n, 3, n, 3))
+        spin_blocks[np.arange(n), :, np.arange(n), :] = Iw
+        M[3:, 3:] += spin_blocks.reshape(3 * n, 3 * n)
         rho = frames @ self.rho_body
         step = chain3d.cross(omega, chain3d.cross(omega, 2 * R * frames[:, :, 0]))
         kappa = np.cumsum(step, axis=0) - step + chain3d.cross(omega, chain3d.cross(omega, rho))
         f = p.m * (-p.g * chain3d.UP - kappa)
-        rhs = np.einsum("kai,ka->i", A, f)
+        rhs = A2.T @ f.reshape(-1)
         spin = self.joint_torques(frames, omega) - chain3d.cross(omega,
                                                             np.einsum("kij,kj->ki", Iw, omega))
         rhs[3:] += spin.reshape(-1)
