@@ -106,7 +106,7 @@ def test_energy_conserved_in_a_3d_swing():
     x, frames, holder, omega = pose_3d(p, 2)
     ref = three_d.Reference3D(p, three_d.State3D(x, frames, np.zeros(3), omega), "clamped",
                               holder)
-    states = three_d.simulate(ref, np.linspace(0.0, 0.15, 4))
+    states = three_d.simulate(ref, np.linspace(0.0, 0.1, 3))
     E = np.array([ref.energy(s) for s in states])
     T = [chain3d.kinetic_energy(p, s.frames, s.v, s.omega) for s in states]
     phi = np.array([chain3d.joint_rotations(s.frames, holder) for s in states])
@@ -164,7 +164,7 @@ def test_turned_about_the_vertical_gives_the_motion_turned():
     x, frames, holder, omega = pose_3d(p, 7)
     x = np.array([0.02, 0.01, -0.03])
     Rz = chain3d.turn_about_vertical(math.radians(37.0))
-    times = np.linspace(0.0, 0.1, 3)
+    times = np.linspace(0.0, 0.06, 3)
 
     def run(x, frames, holder, omega):
         ref = three_d.Reference3D(p, three_d.State3D(x, frames, np.zeros(3), omega),
@@ -173,7 +173,7 @@ def test_turned_about_the_vertical_gives_the_motion_turned():
 
     plain = run(x, frames, holder, omega)
     turned = run(Rz @ x, Rz @ frames, Rz @ holder, omega @ Rz.T)
-    assert np.abs(plain[-1] - plain[0]).max() > 0.01
+    assert np.abs(plain[-1] - plain[0]).max() > 0.005
     for a, b in zip(plain, turned, strict=True):
         assert np.abs(a @ Rz.T - b).max() < 1e-9
 
