@@ -25,7 +25,8 @@ from typing import Any
 
 import pyglet
 
-Rect = tuple[int, int, int, int]  # x, y, width, height; GL's bottom-left origin
+from slinky3d.viewer.rects import Rect
+
 PROBE = ((0.2, 0.4, 0.6), (0.6, 0.2, 0.4))  # two colours, each swapped and read back
 
 

@@ -32,6 +32,7 @@ from slinky3d.viewer.colour import LIGHT_DIR, floor_colours, lin
 from slinky3d.viewer.gl.context import release_dropped, set_uniform, track_dropped
 from slinky3d.viewer.gl.programs import program
 from slinky3d.viewer.gl.quality import Quality, choose_quality
+from slinky3d.viewer.rects import Rect, outside, overlap, pieces
 from slinky3d.viewer.stage import Stage, stage_for
 
 HOLDER_COLOUR = (0.30, 0.31, 0.33, 1.0)  # rgb + gloss
@@ -43,7 +44,6 @@ DAMPER_COLOUR = (0.22, 0.24, 0.28, 0.8)  # and its damper
 INSTANCE_BYTES = 4 * (4 + 3 + 4)
 COUPLING_SIZE = 2.5  # the coupling's size in Slinky radii: readable a few metres away
 SCALE_STEP = 1 / 32  # dynamic resolution's scales are multiples: a new size is new targets
-Rect = tuple[int, int, int, int]  # x, y, width, height in pixels, GL's bottom-left origin
 
 
 @dataclass
@@ -355,11 +355,11 @@ class Renderer:
             whole = [(0, 0, *self.size)]
             self._copy_backdrop(target, whole if redraw is None else
                                 [p for i, r in enumerate(redraw)
-                                 for p in _outside(r, [*rects, *redraw[:i]])])
+                                 for p in outside(r, [*rects, *redraw[:i]])])
         self.composed = rects
         self.partial = redraw is not None
         self._last_compose = (t, target)
-        self._stretch(t, target, _pieces(rects))
+        self._stretch(t, target, pieces(rects))
 
     def _copy_backdrop(self, target: moderngl.Framebuffer, rects) -> None:
         """The full-size backdrop copied into `rects` (x, y, w, h) of `target`."""
@@ -391,8 +391,8 @@ class Renderer:
             return
         t, target = self._last_compose
         self._copy_backdrop(target, rects)
-        self._stretch(t, target, [c for r in _pieces(rects) for b in _pieces(self.composed)
-                                  if (c := _overlap(r, b)) is not None])
+        self._stretch(t, target, [c for r in pieces(rects) for b in pieces(self.composed)
+                                  if (c := overlap(r, b)) is not None])
 
     def _tick(self, name: str | None) -> None:
         """Profiling: finish the GPU work and charge the CPU time since the last tick."""
@@ -679,34 +679,3 @@ def _screen_rect(cam: OrbitCamera, lo, hi, w: int, h: int, pad: int = 6):
     x0, x1 = int(max(px[:, 0].min() - pad, 1)), int(min(px[:, 0].max() + pad, w - 1))
     y0, y1 = int(max(h - px[:, 1].max() - pad, 1)), int(min(h - px[:, 1].min() + pad, h - 1))
     return (x0, y0, max(x1 - x0, 0), max(y1 - y0, 0))
-
-
-def _overlap(a: Rect, b: Rect) -> Rect | None:
-    """The part two rectangles (x, y, w, h) share, None when none."""
-    x0, y0 = max(a[0], b[0]), max(a[1], b[1])
-    x1, y1 = min(a[0] + a[2], b[0] + b[2]), min(a[1] + a[3], b[1] + b[3])
-    return (x0, y0, x1 - x0, y1 - y0) if x1 > x0 and y1 > y0 else None
-
-
-def _outside(within: Rect, rects: Sequence[Rect]) -> list[Rect]:
-    """Rectangles (x, y, w, h) covering the part of `within` outside all of `rects`,
-    none overlapping another: bands between the rectangles' edges, cut at them."""
-    x, y, w, h = within
-    cut = [c for r in rects if (c := _overlap(within, r)) is not None]
-    ys = sorted({y, y + h, *(c[1] for c in cut), *(c[1] + c[3] for c in cut)})
-    out = []
-    for y0, y1 in zip(ys, ys[1:], strict=False):
-        spans = sorted((c[0], c[0] + c[2]) for c in cut if c[1] <= y0 and y1 <= c[1] + c[3])
-        at = x
-        for a, b in [*spans, (x + w, x + w)]:
-            if a > at:
-                out.append((at, y0, a - at, y1 - y0))
-            at = max(at, b)
-    return out
-
-
-def _pieces(rects: Sequence[Rect]) -> list[Rect]:
-    """The union of `rects` (x, y, w, h) as rectangles none of which overlaps another:
-    each rectangle's part outside those before it, in order (a pass over the union
-    then touches each pixel once)."""
-    return [p for i, r in enumerate(rects) for p in _outside(r, rects[:i])]

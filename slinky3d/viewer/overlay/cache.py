@@ -33,9 +33,9 @@ import numpy as np
 
 from slinky3d.viewer.gl.programs import program
 from slinky3d.viewer.overlay.layer import LAYERS, OverlayView
+from slinky3d.viewer.rects import Rect, pieces
 
 REFRESH = 0.1  # s between redraws of an unchanged overlay (HUD figures at 10 Hz)
-Rect = tuple[int, int, int, int]  # x, y, width, height; GL's bottom-left origin
 
 
 def _look(view: OverlayView) -> tuple:
@@ -52,24 +52,9 @@ def disjoint(rects, size: tuple[int, int]) -> list[tuple[int, int, int, int]]:
     w, h = size
     boxes = [(max(0, math.floor(x0)), max(0, math.floor(y0)), min(w, math.ceil(x1)),
               min(h, math.ceil(y1))) for x0, y0, x1, y1 in rects]
-    boxes = [b for b in boxes if b[2] > b[0] and b[3] > b[1]]
-    xs = sorted({v for b in boxes for v in (b[0], b[2])})
-    ys = sorted({v for b in boxes for v in (b[1], b[3])})
-    out = []
-    for y0, y1 in zip(ys, ys[1:], strict=False):  # bands between the boxes' edges ...
-        run = None
-        for x0, x1 in zip(xs, xs[1:], strict=False):  # ... cut at their edges, runs of cells merged
-            inside = any(b[0] <= x0 and x1 <= b[2] and b[1] <= y0 and y1 <= b[3]
-                         for b in boxes)
-            if inside and run is not None and run[2] == x0:
-                run = (run[0], y0, x1, y1)
-            elif inside:
-                if run is not None:
-                    out.append(run)
-                run = (x0, y0, x1, y1)
-        if run is not None:
-            out.append(run)
-    return out
+    cut = pieces([(x0, y0, x1 - x0, y1 - y0) for x0, y0, x1, y1 in boxes
+                  if x1 > x0 and y1 > y0])
+    return [(x, y, x + bw, y + bh) for x, y, bw, bh in cut]
 
 
 class Layer:
