@@ -21,7 +21,7 @@ def test_a_box_goes_to_the_first_spot_that_covers_no_subject():
     # a Slinky down the middle: a bottom corner
     middle = [(430.0, 0.0, 530.0, 540.0)]
     spot, b = placement.place(box, SIZE, middle)
-    assert spot == "bottom-left" and placement.overlap(b, middle[0]) == 0.0
+    assert spot == "bottom-left" and placement.shared_area(b, middle[0]) == 0.0
     # ... and the HUD there too: the other corner
     assert placement.place(box, SIZE, middle, [(0.0, 300.0, 400.0, 540.0)])[0] == \
         "bottom-right"
@@ -121,4 +121,4 @@ def test_the_room_left_for_the_subject_meets_no_obstacle_and_fits_it_best():
             y = np.sort(rng.uniform(0, 1, 2))
             boxes.append((x[0], y[0], x[1], y[1]))
         r = placement.room(boxes, (rng.uniform(0.05, 0.9), rng.uniform(0.05, 0.9)))
-        assert r == (0.0, 0.0, 1.0, 1.0) or all(placement.overlap(r, b) == 0 for b in boxes)
+        assert r == (0.0, 0.0, 1.0, 1.0) or all(placement.shared_area(r, b) == 0 for b in boxes)

@@ -48,7 +48,7 @@ def scaled(boxes: Sequence[Box], size: tuple[float, float]) -> list[Box]:
     return [(x0 * w, y0 * h, x1 * w, y1 * h) for x0, y0, x1, y1 in boxes]
 
 
-def overlap(a: Box, b: Box) -> float:
+def shared_area(a: Box, b: Box) -> float:
     """The area two boxes share."""
     return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * \
         max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
@@ -90,7 +90,7 @@ def place(sizes: Callable[[str], tuple[float, float]], size: tuple[float, float]
     best: tuple[float, int, str, Box] | None = None
     for i, spot in enumerate(spots):
         b = spot_box(spot, sizes(spot), size, margin)
-        cost = sum(overlap(b, s) for s in subjects) + sum(overlap(b, a) for a in avoid)
+        cost = sum(shared_area(b, s) for s in subjects) + sum(shared_area(b, a) for a in avoid)
         rank = (cost, 0 if spot == current else 1 + i)
         if best is None or rank < best[:2]:
             best = (*rank, spot, b)
@@ -121,7 +121,7 @@ def room(obstacles: Sequence[Box], subject: tuple[float, float], least: float = 
             for j, y0 in enumerate(ys):
                 for y1 in ys[j + 1:]:
                     r = (x0, y0, x1, y1)
-                    if any(overlap(r, b) > 0.0 for b in boxes):
+                    if any(shared_area(r, b) > 0.0 for b in boxes):
                         break  # taller rooms from this corner meet it too
                     rank = (min((x1 - x0) / w, (y1 - y0) / h), (x1 - x0) * (y1 - y0), r)
                     if best is None or rank[:2] > best[:2]:
