@@ -49,8 +49,8 @@ UU = 51  # 3: tau - S^T p^A
 TW = 54  # 3: joint force (world)
 NCOL = 57
 # Scratch rows: the child's articulated inertia (36) and bias (6), carried tip to base
-SC_IA, SC_PA, SC_A = 0, 36, 42
-NSCR = 48
+SC_IA, SC_PA, SC_A = 0, 36, 42  # SC_A: 9 (a 3 x 3 inverse, or 6)
+NSCR = 51
 
 
 def workspace(n: int) -> tuple[np.ndarray, np.ndarray]:
