@@ -107,7 +107,8 @@ def jr_inv_coef(p0, p1, p2):
 
 @njit(**JIT, inline="always")
 def jr_inv_apply(p0, p1, p2, c, y0, y1, y2, sign):
-    """J_r^-1(phi) y (sign = 1) or J_r^-T(phi) y (sign = -1): y + s/2 phi x y + c phi x (phi x y)."""
+    """J_r^-1(phi) y (sign = 1) or J_r^-T(phi) y (sign = -1):
+    y + sign/2 phi x y + c phi x (phi x y)."""
     z0, z1, z2 = _cross(p0, p1, p2, y0, y1, y2)
     zz0, zz1, zz2 = _cross(p0, p1, p2, z0, z1, z2)
     h = 0.5 * sign

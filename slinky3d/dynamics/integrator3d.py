@@ -70,7 +70,7 @@ class Work3D(NamedTuple):
     keep_q: np.ndarray  # a flow's start, for a retry in sub-steps
     keep_v: np.ndarray
     keep_H: np.ndarray
-    count: np.ndarray  # [evaluations]
+    evaluations: np.ndarray  # [dynamics evaluations so far]
 
 
 def new_work(n: int) -> Work3D:
@@ -123,7 +123,7 @@ def accelerations(mode, q, u, H, par, w):
                 w.arm[k, a, b] = 0.0
     joint_forces(mode, q, w.qx, u, par, w.G, w.tau)
     ab.aba(mode, q, u, H, w.tau, w.arm, par, w.qdd, w.frames, w.ws, w.scr, w.tmp, w.d9)
-    w.count[0] += 1
+    w.evaluations[0] += 1
 
 
 @njit(**JIT)
@@ -238,7 +238,7 @@ def stages(mode, q, u, H, h, par, w):
             w.vdamp[j] += u[j]
         joint_forces(mode, q, w.qx, w.vdamp, par, w.G, w.tau)
         ab.aba(mode, q, u, H, w.tau, w.arm, par, w.qdd, w.frames, w.ws, w.scr, w.tmp, w.d9)
-        w.count[0] += 1
+        w.evaluations[0] += 1
         for j in range(m):
             kv[st, j] = h * w.qdd[j]
         for j in range(3):

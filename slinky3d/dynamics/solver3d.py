@@ -84,7 +84,7 @@ class Solver3D:
 
     @property
     def evaluations(self) -> int:
-        return int(self.work.count[0])
+        return int(self.work.evaluations[0])
 
     # -- what the state holds ----------------------------------------------------
     def accelerations(self) -> tuple[np.ndarray, np.ndarray]:
