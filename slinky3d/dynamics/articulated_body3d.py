@@ -26,15 +26,15 @@ import math
 import numpy as np
 from numba import njit
 
-from slinky3d.dynamics.articulated_body import JIT
+from slinky3d.dynamics.articulated_body import FM, JIT, _sincos
 
 CLAMPED, PIVOT, FREE = 0, 1, 2  # anchor modes, in chain3d.ANCHORS' order
 
 # Parameter vector (float64), by index
 P_M, P_R, P_G, P_CD, P_S = 0, 1, 2, 3, 4  # m, R, g, C_D, centroid offset along b
 P_K = 5  # 3: joint stiffness about (d, b, a)
-P_IC = 8  # 9: inertia about the centroid in (d, b, a), row-major
-NPAR = 17
+P_IC = 8  # 3: inertia about the centroid about (d, b, a) (no products of inertia)
+NPAR = 11
 
 # Workspace columns, one row per half hoop
 EP = 0  # 3: E_k
@@ -48,9 +48,7 @@ DI = 42  # 9: D^-1, D = S^T I^A S + armature
 UU = 51  # 3: tau - S^T p^A
 TW = 54  # 3: joint force (world)
 NCOL = 57
-# Scratch rows: the child's articulated inertia (36) and bias (6), carried tip to base
-SC_IA, SC_PA, SC_A = 0, 36, 42  # SC_A: 9 (a 3 x 3 inverse, or 6)
-NSCR = 51
+NSCR = 9  # scratch: a free base's 3 x 3 inverse
 
 
 def workspace(n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -64,7 +62,10 @@ def parameters(m: float, R: float, g: float, C_D: float, s: float, K: np.ndarray
     par = np.zeros(NPAR)
     par[P_M], par[P_R], par[P_G], par[P_CD], par[P_S] = m, R, g, C_D, s
     par[P_K:P_K + 3] = K
-    par[P_IC:P_IC + 9] = np.asarray(Ic, float).reshape(9)
+    Ic = np.asarray(Ic, float)
+    if np.any(Ic != np.diag(np.diag(Ic))):
+        raise ValueError("the kernels take an inertia without products of inertia")
+    par[P_IC:P_IC + 3] = np.diag(Ic)
     return par
 
 
@@ -73,7 +74,7 @@ def _cross(a0, a1, a2, b0, b1, b2):
     return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
 
 
-@njit(**JIT)
+@njit(**JIT, fastmath=FM)
 def exp_rot(p0, p1, p2, out):
     """Rotation matrix exp([phi]x) (Rodrigues) into out (3, 3)."""
     t2 = p0 * p0 + p1 * p1 + p2 * p2
@@ -82,8 +83,9 @@ def exp_rot(p0, p1, p2, out):
         b = 0.5 - t2 / 24.0
     else:
         th = math.sqrt(t2)
-        a = math.sin(th) / th
-        b = (1.0 - math.cos(th)) / t2
+        co, si = _sincos(th)  # the planar kernels' branch-free cos and sin
+        a = si / th
+        b = (1.0 - co) / t2
     out[0, 0] = 1.0 - b * (p1 * p1 + p2 * p2)
     out[1, 1] = 1.0 - b * (p0 * p0 + p2 * p2)
     out[2, 2] = 1.0 - b * (p0 * p0 + p1 * p1)
@@ -95,14 +97,15 @@ def exp_rot(p0, p1, p2, out):
     out[2, 1] = a * p0 + b * p1 * p2
 
 
-@njit(**JIT, inline="always")
+@njit(**JIT, fastmath=FM, inline="always")
 def jr_inv_coef(p0, p1, p2):
     """c of J_r^-1(phi) = I + 1/2 [phi]x + c [phi]x^2 (SO(3)'s inverse right Jacobian)."""
     t2 = p0 * p0 + p1 * p1 + p2 * p2
     if t2 < 1e-8:
         return 1.0 / 12.0 + t2 / 720.0
     th = math.sqrt(t2)
-    return 1.0 / t2 - (1.0 + math.cos(th)) / (2.0 * th * math.sin(th))
+    co, si = _sincos(th)
+    return 1.0 / t2 - (1.0 + co) / (2.0 * th * si)
 
 
 @njit(**JIT, inline="always")
@@ -212,12 +215,9 @@ def aba(mode, q, u, H, tau, arm, par, qdd, frames, ws, scr, tmp, d9):
         f1 = m * (r[EV + 1] + x1)
         f2 = m * (r[EV + 2] + x2)
         # I_c omega in world: F Ic F^T omega
-        l0 = F[0, 0] * o0 + F[1, 0] * o1 + F[2, 0] * o2
-        l1 = F[0, 1] * o0 + F[1, 1] * o1 + F[2, 1] * o2
-        l2 = F[0, 2] * o0 + F[1, 2] * o1 + F[2, 2] * o2
-        j0 = par[P_IC] * l0 + par[P_IC + 1] * l1 + par[P_IC + 2] * l2
-        j1 = par[P_IC + 3] * l0 + par[P_IC + 4] * l1 + par[P_IC + 5] * l2
-        j2 = par[P_IC + 6] * l0 + par[P_IC + 7] * l1 + par[P_IC + 8] * l2
+        j0 = par[P_IC] * (F[0, 0] * o0 + F[1, 0] * o1 + F[2, 0] * o2)
+        j1 = par[P_IC + 1] * (F[0, 1] * o0 + F[1, 1] * o1 + F[2, 1] * o2)
+        j2 = par[P_IC + 2] * (F[0, 2] * o0 + F[1, 2] * o1 + F[2, 2] * o2)
         y0, y1, y2 = _cross(c0, c1, c2, f0, f1, f2)
         n0 = F[0, 0] * j0 + F[0, 1] * j1 + F[0, 2] * j2 + y0
         n1 = F[1, 0] * j0 + F[1, 1] * j1 + F[1, 2] * j2 + y1
@@ -235,10 +235,16 @@ def aba(mode, q, u, H, tau, arm, par, qdd, frames, ws, scr, tmp, d9):
         r[TW] = F[0, 0] * tau[j] + F[0, 1] * tau[j + 1] + F[0, 2] * tau[j + 2]
         r[TW + 1] = F[1, 0] * tau[j] + F[1, 1] * tau[j + 1] + F[1, 2] * tau[j + 2]
         r[TW + 2] = F[2, 0] * tau[j] + F[2, 1] * tau[j + 1] + F[2, 2] * tau[j + 2]
-    # Pass 2: articulated inertias, tip to base; the child's (at O) in scr
-    ia = scr  # [SC_IA: SC_IA + 36], 6 x 6 row-major
-    for i in range(SC_PA + 6):
-        scr[i] = 0.0
+    # Pass 2: articulated inertias, tip to base. The child's, at O, is carried in
+    # locals (as the planar kernel's): blocks A (3 x 3 symmetric, angular), B (3 x 3,
+    # angular-linear) and C (3 x 3 symmetric, linear), and its bias force (pt, pl).
+    A00 = A01 = A02 = A11 = A12 = A22 = 0.0
+    B00 = B01 = B02 = B10 = B11 = B12 = B20 = B21 = B22 = 0.0
+    C00 = C01 = C02 = C11 = C12 = C22 = 0.0
+    pt0 = pt1 = pt2 = pl0 = pl1 = pl2 = 0.0
+    I0 = par[P_IC]
+    I1 = par[P_IC + 1]
+    I2 = par[P_IC + 2]
     for k in range(n - 1, -1, -1):
         r = ws[k]
         F = frames[k]
@@ -247,110 +253,167 @@ def aba(mode, q, u, H, tau, arm, par, qdd, frames, ws, scr, tmp, d9):
         s1 = R * F[1, 0] + sb * F[1, 1]
         s2 = R * F[2, 0] + sb * F[2, 1]
         c0, c1, c2 = e0 + s0, e1 + s1, e2 + s2
-        # the body's inertia at O: A = F Ic F^T + m (|c|^2 I - c c^T), B = m [c]x, C = m I
-        for i in range(3):
-            for jj in range(3):
-                acc = 0.0
-                for a in range(3):
-                    fa = F[i, a]
-                    for b in range(3):
-                        acc += fa * par[P_IC + 3 * a + b] * F[jj, b]
-                tmp[i, jj] = acc
+        # the body's inertia at O: A += F Ic F^T + m (|c|^2 I - c c^T), B += m [c]x,
+        # C += m I
         cc = c0 * c0 + c1 * c1 + c2 * c2
-        ia[0] += tmp[0, 0] + m * (cc - c0 * c0)
-        ia[1] += tmp[0, 1] - m * c0 * c1
-        ia[2] += tmp[0, 2] - m * c0 * c2
-        ia[7] += tmp[1, 1] + m * (cc - c1 * c1)
-        ia[8] += tmp[1, 2] - m * c1 * c2
-        ia[14] += tmp[2, 2] + m * (cc - c2 * c2)
-        ia[6] = ia[1]
-        ia[12] = ia[2]
-        ia[13] = ia[8]
-        # B = m [c]x at rows 0-2, columns 3-5; B^T at rows 3-5, columns 0-2
-        ia[4] += -m * c2
-        ia[5] += m * c1
-        ia[9] += m * c2
-        ia[11] += -m * c0
-        ia[15] += -m * c1
-        ia[16] += m * c0
-        for i in range(3):
+        mc0 = m * c0
+        mc1 = m * c1
+        A00 += I0 * F[0, 0] * F[0, 0] + I1 * F[0, 1] * F[0, 1] + I2 * F[0, 2] * F[0, 2] + m * (
+            cc - c0 * c0)
+        A11 += I0 * F[1, 0] * F[1, 0] + I1 * F[1, 1] * F[1, 1] + I2 * F[1, 2] * F[1, 2] + m * (
+            cc - c1 * c1)
+        A22 += I0 * F[2, 0] * F[2, 0] + I1 * F[2, 1] * F[2, 1] + I2 * F[2, 2] * F[2, 2] + m * (
+            cc - c2 * c2)
+        A01 += I0 * F[0, 0] * F[1, 0] + I1 * F[0, 1] * F[1, 1] + I2 * F[0, 2] * F[1, 2] - mc0 * c1
+        A02 += I0 * F[0, 0] * F[2, 0] + I1 * F[0, 1] * F[2, 1] + I2 * F[0, 2] * F[2, 2] - mc0 * c2
+        A12 += I0 * F[1, 0] * F[2, 0] + I1 * F[1, 1] * F[2, 1] + I2 * F[1, 2] * F[2, 2] - mc1 * c2
+        B01 -= m * c2
+        B02 += m * c1
+        B10 += m * c2
+        B12 -= m * c0
+        B20 -= m * c1
+        B21 += m * c0
+        C00 += m
+        C11 += m
+        C22 += m
+        pt0 += r[PB]
+        pt1 += r[PB + 1]
+        pt2 += r[PB + 2]
+        pl0 += r[PB + 3]
+        pl1 += r[PB + 4]
+        pl2 += r[PB + 5]
+        # U = I^A S, S = [I; [E]x]: rows of A + B [E]x and of B^T + C [E]x, each a
+        # row of the first block plus (the row of the second) x E
+        x0, x1, x2 = _cross(B00, B01, B02, e0, e1, e2)
+        U00, U01, U02 = A00 + x0, A01 + x1, A02 + x2
+        x0, x1, x2 = _cross(B10, B11, B12, e0, e1, e2)
+        U10, U11, U12 = A01 + x0, A11 + x1, A12 + x2
+        x0, x1, x2 = _cross(B20, B21, B22, e0, e1, e2)
+        U20, U21, U22 = A02 + x0, A12 + x1, A22 + x2
+        x0, x1, x2 = _cross(C00, C01, C02, e0, e1, e2)
+        U30, U31, U32 = B00 + x0, B10 + x1, B20 + x2
+        x0, x1, x2 = _cross(C01, C11, C12, e0, e1, e2)
+        U40, U41, U42 = B01 + x0, B11 + x1, B21 + x2
+        x0, x1, x2 = _cross(C02, C12, C22, e0, e1, e2)
+        U50, U51, U52 = B02 + x0, B12 + x1, B22 + x2
+        # D = S^T U + armature: U's top + [E]x^T U's bottom (columns: bottom x E)
+        x0, x1, x2 = _cross(U30, U40, U50, e0, e1, e2)
+        y0, y1, y2 = _cross(U31, U41, U51, e0, e1, e2)
+        z0, z1, z2 = _cross(U32, U42, U52, e0, e1, e2)
+        # the armature in world components, F A F^T (A symmetric, body components)
+        Am = arm[k]
+        for a in range(3):  # tmp = A F^T
             for jj in range(3):
-                ia[18 + 6 * i + jj] = ia[3 + 6 * jj + i]
-        ia[21] += m
-        ia[28] += m
-        ia[35] += m
-        for i in range(6):
-            scr[SC_PA + i] += r[PB + i]
-        # U = I^A S, S = [I; P], P = [E]x: U[:, j] = I^A[:, j] + I^A[:, 3:] P[:, j]
-        for i in range(6):
-            b3 = ia[6 * i + 3]
-            b4 = ia[6 * i + 4]
-            b5 = ia[6 * i + 5]
-            # columns of P: (0, e2, -e1), (-e2, 0, e0), (e1, -e0, 0)
-            r[UM + 3 * i] = ia[6 * i] + b4 * e2 - b5 * e1
-            r[UM + 3 * i + 1] = ia[6 * i + 1] - b3 * e2 + b5 * e0
-            r[UM + 3 * i + 2] = ia[6 * i + 2] + b3 * e1 - b4 * e0
-        # D = S^T U + armature (world): U[0:3] + P^T U[3:6]; P^T y = -E x y = y x E
-        A = arm[k]
-        for jj in range(3):
-            y0 = r[UM + 9 + jj]
-            y1 = r[UM + 12 + jj]
-            y2 = r[UM + 15 + jj]
-            t0, t1, t2 = _cross(y0, y1, y2, e0, e1, e2)
-            # armature F A F^T, column jj
-            for i in range(3):
-                acc = 0.0
-                for a in range(3):
-                    fa = F[i, a]
-                    for b in range(3):
-                        acc += fa * A[a, b] * F[jj, b]
-                tmp[i, jj] = acc
-            d9[jj] = r[UM + jj] + t0 + tmp[0, jj]
-            d9[3 + jj] = r[UM + 3 + jj] + t1 + tmp[1, jj]
-            d9[6 + jj] = r[UM + 6 + jj] + t2 + tmp[2, jj]
-        _inv3(d9, r, DI)
+                tmp[a, jj] = Am[a, 0] * F[jj, 0] + Am[a, 1] * F[jj, 1] + Am[a, 2] * F[jj, 2]
+        g00 = F[0, 0] * tmp[0, 0] + F[0, 1] * tmp[1, 0] + F[0, 2] * tmp[2, 0]
+        g01 = F[0, 0] * tmp[0, 1] + F[0, 1] * tmp[1, 1] + F[0, 2] * tmp[2, 1]
+        g02 = F[0, 0] * tmp[0, 2] + F[0, 1] * tmp[1, 2] + F[0, 2] * tmp[2, 2]
+        g11 = F[1, 0] * tmp[0, 1] + F[1, 1] * tmp[1, 1] + F[1, 2] * tmp[2, 1]
+        g12 = F[1, 0] * tmp[0, 2] + F[1, 1] * tmp[1, 2] + F[1, 2] * tmp[2, 2]
+        g22 = F[2, 0] * tmp[0, 2] + F[2, 1] * tmp[1, 2] + F[2, 2] * tmp[2, 2]
+        d00 = U00 + x0 + g00
+        d01 = U01 + y0 + g01
+        d02 = U02 + z0 + g02
+        d11 = U11 + y1 + g11
+        d12 = U12 + z1 + g12
+        d22 = U22 + z2 + g22
+        # D^-1 (symmetric)
+        k00 = d11 * d22 - d12 * d12
+        k01 = d02 * d12 - d01 * d22
+        k02 = d01 * d12 - d02 * d11
+        det = d00 * k00 + d01 * k01 + d02 * k02
+        di = 1.0 / det
+        i00 = k00 * di
+        i01 = k01 * di
+        i02 = k02 * di
+        i11 = (d00 * d22 - d02 * d02) * di
+        i12 = (d01 * d02 - d00 * d12) * di
+        i22 = (d00 * d11 - d01 * d01) * di
+        r[DI], r[DI + 1], r[DI + 2] = i00, i01, i02
+        r[DI + 3], r[DI + 4], r[DI + 5] = i01, i11, i12
+        r[DI + 6], r[DI + 7], r[DI + 8] = i02, i12, i22
         # u = tau - S^T p^A
-        pa = scr[SC_PA:SC_PA + 6]
-        t0, t1, t2 = _cross(pa[3], pa[4], pa[5], e0, e1, e2)
-        r[UU] = r[TW] - (pa[0] + t0)
-        r[UU + 1] = r[TW + 1] - (pa[1] + t1)
-        r[UU + 2] = r[TW + 2] - (pa[2] + t2)
-        # Y = U D^-1 (6, 3), kept in tmp-free scalars per row
-        # I^a = I^A - Y U^T; p^a = p^A + I^a c + Y u
-        for i in range(6):
-            u0 = r[UM + 3 * i]
-            u1 = r[UM + 3 * i + 1]
-            u2 = r[UM + 3 * i + 2]
-            y0 = u0 * r[DI] + u1 * r[DI + 3] + u2 * r[DI + 6]
-            y1 = u0 * r[DI + 1] + u1 * r[DI + 4] + u2 * r[DI + 7]
-            y2 = u0 * r[DI + 2] + u1 * r[DI + 5] + u2 * r[DI + 8]
-            for jj in range(i, 6):
-                v = ia[6 * i + jj] - (y0 * r[UM + 3 * jj] + y1 * r[UM + 3 * jj + 1]
-                                      + y2 * r[UM + 3 * jj + 2])
-                ia[6 * i + jj] = v
-                ia[6 * jj + i] = v
-            scr[SC_A + i] = y0 * r[UU] + y1 * r[UU + 1] + y2 * r[UU + 2]
-        for i in range(6):
-            acc = scr[SC_A + i]
-            for jj in range(6):
-                acc += ia[6 * i + jj] * r[CC + jj]
-            scr[SC_PA + i] += acc
+        x0, x1, x2 = _cross(pl0, pl1, pl2, e0, e1, e2)
+        uu0 = r[TW] - (pt0 + x0)
+        uu1 = r[TW + 1] - (pt1 + x1)
+        uu2 = r[TW + 2] - (pt2 + x2)
+        r[UU], r[UU + 1], r[UU + 2] = uu0, uu1, uu2
+        r[UM], r[UM + 1], r[UM + 2] = U00, U01, U02
+        r[UM + 3], r[UM + 4], r[UM + 5] = U10, U11, U12
+        r[UM + 6], r[UM + 7], r[UM + 8] = U20, U21, U22
+        r[UM + 9], r[UM + 10], r[UM + 11] = U30, U31, U32
+        r[UM + 12], r[UM + 13], r[UM + 14] = U40, U41, U42
+        r[UM + 15], r[UM + 16], r[UM + 17] = U50, U51, U52
+        # Y = U D^-1; I^a = I^A - Y U^T; p^a = p^A + I^a c + Y u
+        Y00 = U00 * i00 + U01 * i01 + U02 * i02
+        Y01 = U00 * i01 + U01 * i11 + U02 * i12
+        Y02 = U00 * i02 + U01 * i12 + U02 * i22
+        Y10 = U10 * i00 + U11 * i01 + U12 * i02
+        Y11 = U10 * i01 + U11 * i11 + U12 * i12
+        Y12 = U10 * i02 + U11 * i12 + U12 * i22
+        Y20 = U20 * i00 + U21 * i01 + U22 * i02
+        Y21 = U20 * i01 + U21 * i11 + U22 * i12
+        Y22 = U20 * i02 + U21 * i12 + U22 * i22
+        Y30 = U30 * i00 + U31 * i01 + U32 * i02
+        Y31 = U30 * i01 + U31 * i11 + U32 * i12
+        Y32 = U30 * i02 + U31 * i12 + U32 * i22
+        Y40 = U40 * i00 + U41 * i01 + U42 * i02
+        Y41 = U40 * i01 + U41 * i11 + U42 * i12
+        Y42 = U40 * i02 + U41 * i12 + U42 * i22
+        Y50 = U50 * i00 + U51 * i01 + U52 * i02
+        Y51 = U50 * i01 + U51 * i11 + U52 * i12
+        Y52 = U50 * i02 + U51 * i12 + U52 * i22
+        A00 -= Y00 * U00 + Y01 * U01 + Y02 * U02
+        A01 -= Y00 * U10 + Y01 * U11 + Y02 * U12
+        A02 -= Y00 * U20 + Y01 * U21 + Y02 * U22
+        A11 -= Y10 * U10 + Y11 * U11 + Y12 * U12
+        A12 -= Y10 * U20 + Y11 * U21 + Y12 * U22
+        A22 -= Y20 * U20 + Y21 * U21 + Y22 * U22
+        B00 -= Y00 * U30 + Y01 * U31 + Y02 * U32
+        B01 -= Y00 * U40 + Y01 * U41 + Y02 * U42
+        B02 -= Y00 * U50 + Y01 * U51 + Y02 * U52
+        B10 -= Y10 * U30 + Y11 * U31 + Y12 * U32
+        B11 -= Y10 * U40 + Y11 * U41 + Y12 * U42
+        B12 -= Y10 * U50 + Y11 * U51 + Y12 * U52
+        B20 -= Y20 * U30 + Y21 * U31 + Y22 * U32
+        B21 -= Y20 * U40 + Y21 * U41 + Y22 * U42
+        B22 -= Y20 * U50 + Y21 * U51 + Y22 * U52
+        C00 -= Y30 * U30 + Y31 * U31 + Y32 * U32
+        C01 -= Y30 * U40 + Y31 * U41 + Y32 * U42
+        C02 -= Y30 * U50 + Y31 * U51 + Y32 * U52
+        C11 -= Y40 * U40 + Y41 * U41 + Y42 * U42
+        C12 -= Y40 * U50 + Y41 * U51 + Y42 * U52
+        C22 -= Y50 * U50 + Y51 * U51 + Y52 * U52
+        ct0, ct1, ct2 = r[CC], r[CC + 1], r[CC + 2]
+        cl0, cl1, cl2 = r[CC + 3], r[CC + 4], r[CC + 5]
+        pt0 += (A00 * ct0 + A01 * ct1 + A02 * ct2 + B00 * cl0 + B01 * cl1 + B02 * cl2
+                + Y00 * uu0 + Y01 * uu1 + Y02 * uu2)
+        pt1 += (A01 * ct0 + A11 * ct1 + A12 * ct2 + B10 * cl0 + B11 * cl1 + B12 * cl2
+                + Y10 * uu0 + Y11 * uu1 + Y12 * uu2)
+        pt2 += (A02 * ct0 + A12 * ct1 + A22 * ct2 + B20 * cl0 + B21 * cl1 + B22 * cl2
+                + Y20 * uu0 + Y21 * uu1 + Y22 * uu2)
+        pl0 += (B00 * ct0 + B10 * ct1 + B20 * ct2 + C00 * cl0 + C01 * cl1 + C02 * cl2
+                + Y30 * uu0 + Y31 * uu1 + Y32 * uu2)
+        pl1 += (B01 * ct0 + B11 * ct1 + B21 * ct2 + C01 * cl0 + C11 * cl1 + C12 * cl2
+                + Y40 * uu0 + Y41 * uu1 + Y42 * uu2)
+        pl2 += (B02 * ct0 + B12 * ct1 + B22 * ct2 + C02 * cl0 + C12 * cl1 + C22 * cl2
+                + Y50 * uu0 + Y51 * uu1 + Y52 * uu2)
     # Pass 3: accelerations, base to tip; the world base accelerates at +g (gravity)
     a0 = a1 = a2 = a3 = a5 = 0.0
     a4 = par[P_G]
     if mode == FREE:
-        # three massless prismatic joints at the base: S = [0; I], U = I^A[:, 3:]
-        for i in range(3):
-            for jj in range(3):
-                d9[3 * i + jj] = ia[6 * (3 + i) + 3 + jj]
-        _inv3(d9, scr, SC_A)
-        pa = scr[SC_PA:SC_PA + 6]
-        g0 = -pa[3] - ia[22] * a4
-        g1 = -pa[4] - ia[28] * a4
-        g2 = -pa[5] - ia[34] * a4
-        x0 = scr[SC_A] * g0 + scr[SC_A + 1] * g1 + scr[SC_A + 2] * g2
-        x1 = scr[SC_A + 3] * g0 + scr[SC_A + 4] * g1 + scr[SC_A + 5] * g2
-        x2 = scr[SC_A + 6] * g0 + scr[SC_A + 7] * g1 + scr[SC_A + 8] * g2
+        # three massless prismatic joints at the base: S = [0; I], U = I^A[:, 3:],
+        # D = C; v_dot = C^-1 (-p_l - C (0, g, 0))
+        d9[0], d9[1], d9[2] = C00, C01, C02
+        d9[3], d9[4], d9[5] = C01, C11, C12
+        d9[6], d9[7], d9[8] = C02, C12, C22
+        _inv3(d9, scr, 0)
+        g0 = -pl0 - C01 * a4
+        g1 = -pl1 - C11 * a4
+        g2 = -pl2 - C12 * a4
+        x0 = scr[0] * g0 + scr[1] * g1 + scr[2] * g2
+        x1 = scr[3] * g0 + scr[4] * g1 + scr[5] * g2
+        x2 = scr[6] * g0 + scr[7] * g1 + scr[8] * g2
         qdd[0], qdd[1], qdd[2] = x0, x1, x2
         a3 += x0
         a4 += x1
