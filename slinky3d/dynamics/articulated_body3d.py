@@ -69,7 +69,7 @@ def parameters(m: float, R: float, g: float, C_D: float, s: float, K: np.ndarray
     return par
 
 
-@njit(**JIT, inline="always")
+@njit(**JIT)
 def _cross(a0, a1, a2, b0, b1, b2):
     return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
 
@@ -97,7 +97,7 @@ def exp_rot(p0, p1, p2, out):
     out[2, 1] = a * p0 + b * p1 * p2
 
 
-@njit(**JIT, fastmath=FM, inline="always")
+@njit(**JIT, fastmath=FM)
 def jr_inv_coef(p0, p1, p2):
     """c of J_r^-1(phi) = I + 1/2 [phi]x + c [phi]x^2 (SO(3)'s inverse right Jacobian)."""
     t2 = p0 * p0 + p1 * p1 + p2 * p2
@@ -108,7 +108,7 @@ def jr_inv_coef(p0, p1, p2):
     return 1.0 / t2 - (1.0 + co) / (2.0 * th * si)
 
 
-@njit(**JIT, inline="always")
+@njit(**JIT)
 def jr_inv_apply(p0, p1, p2, c, y0, y1, y2, sign):
     """J_r^-1(phi) y (sign = 1) or J_r^-T(phi) y (sign = -1):
     y + sign/2 phi x y + c phi x (phi x y)."""
