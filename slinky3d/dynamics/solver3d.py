@@ -101,7 +101,7 @@ class Solver3D:
     def pose(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(x, frames, v, omega) now, chain3d's way."""
         w = self.work
-        integrator3d.accelerations(self.mode, self.q, self.u, self.H, self.par, w)
+        ab.kinematics(self.q, self.u, self.H, self.p.R, w.frames, w.ws, w.tmp)
         return (self.q[:3].copy(), w.frames.copy(), self.u[:3].copy(),
                 w.ws[:, ab.OM:ab.OM + 3].copy())
 
