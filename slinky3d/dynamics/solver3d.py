@@ -16,17 +16,11 @@ from slinky3d.dynamics import integrator3d
 from slinky3d.errors import SlinkyError
 from slinky3d.model import chain3d
 from slinky3d.model.params import Params
-from slinky3d.scene.spec import DT_UNDAMPED, Scene
+from slinky3d.scene.spec import step_for
 
 
 class Solver3DError(SlinkyError):
     """The 3D solver was given something it cannot run (the message says why)."""
-
-
-def default_step(p: Params) -> float:
-    """The planar solver's default: 4 ms damped (implicit springs and damping), 2 ms
-    undamped (the explicit 8th-order step)."""
-    return Scene.dt if p.C_D > 0.0 else DT_UNDAMPED
 
 
 class Solver3D:
@@ -52,7 +46,7 @@ class Solver3D:
         n = p.N
         if frames.shape != (n, 3, 3):
             raise Solver3DError(f"frames must be ({n}, 3, 3) for N = {n}, not {frames.shape}")
-        self.h = default_step(p) if h is None else float(h)
+        self.h = step_for(p.C_D > 0.0) if h is None else float(h)  # the planar default
         if not self.h > 0.0:
             raise Solver3DError(f"the step must be positive, not {self.h}")
         self.p, self.anchor, self.mass = p, anchor, mass
