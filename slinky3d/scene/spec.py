@@ -177,7 +177,11 @@ DT_UNDAMPED = 2e-3  # s: the explicit undamped step (docs/solver.md, "The defaul
 
 
 def default_dt(slinkies: tuple[SlinkySpec, ...]) -> float:
-    """The solver step of a scene that names none: 4 ms when every Slinky is damped
-    (the Rosenbrock step, springs and damping implicit), else 2 ms (the explicit
-    8th-order step, whose energy drift grows as h^9)."""
-    return Scene.dt if all(s.params.C_D > 0.0 for s in slinkies) else DT_UNDAMPED
+    """The solver step of a scene that names none (step_for, all its Slinkies damped)."""
+    return step_for(all(s.params.C_D > 0.0 for s in slinkies))
+
+
+def step_for(damped: bool) -> float:
+    """4 ms when damped (the Rosenbrock step, springs and damping implicit), else 2 ms
+    (the explicit 8th-order step, whose energy drift grows as h^9)."""
+    return Scene.dt if damped else DT_UNDAMPED

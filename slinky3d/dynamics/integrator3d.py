@@ -1,0 +1,310 @@
+"""The compiled fixed step of the 3D chain without contact (docs/solver.md, "The 3D
+solver").
+
+The planar step's tableaus (integrator.py), over y = (q, u) with q_dot = f_q(q, u):
+E_1's velocity, and per joint phi_dot = J_r^-1(phi) w. With damping, ROS34PW2, a
+W-method (order 3 whatever the Jacobian), with the Jacobian
+
+    W = [[0, G], [-M^-1 G^T K G ..., -M^-1 C]]:  f_q ~ G u,  springs' force ~ -G^T K phi
+
+G = J_r^-1(phi) per joint, frozen at the step's start. Its linear solves are then
+
+    (M + gamma h C + gamma^2 h^2 G^T K G) k^v / h
+        = F(y_i) - C vd_damp - G^T K (sum_j gamma_ij k_j^q + gamma h vd)
+    k^q = h vd + gamma h G k^v,   vd = f_q(y_i) + G sum_j gamma_ij k_j^v
+
+with the symmetric 3 x 3 gamma h C_D I + gamma^2 h^2 G^T K G on each joint's
+armature in the articulated-body algorithm: no extra cost, as in the plane. In a
+planar state G's column along b is b, so the step's b components are the planar
+step's. Without damping: Dormand and Prince's explicit 8th-order tableau.
+
+The chart of an unsprung joint 1 (pivot, free) is moved with half hoop 1 after every
+sub-step (phi_1 back to 0), so its rotation vector never nears pi however far the
+Slinky turns.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from slinky3d.dynamics import articulated_body3d as ab
+from slinky3d.dynamics.articulated_body import JIT
+from slinky3d.dynamics.integrator import (
+    ERR_TOL,
+    EXP_A,
+    EXP_B,
+    EXP_C,
+    EXP_E,
+    MAX_HALVINGS,
+    ROSW_A,
+    ROSW_B,
+    ROSW_C,
+    ROSW_E,
+    ROSW_G,
+)
+from slinky3d.dynamics.workspace import MAX_STAGES
+
+
+class Work3D(NamedTuple):
+    """Work arrays of one 3D chain (new_work)."""
+
+    frames: np.ndarray  # (N, 3, 3)
+    ws: np.ndarray  # articulated-body rows
+    scr: np.ndarray  # articulated-body scratch
+    tmp: np.ndarray  # (3, 3)
+    d9: np.ndarray  # (9,)
+    tau: np.ndarray  # generalised forces (3 + 3N)
+    arm: np.ndarray  # (N, 3, 3) armature
+    G: np.ndarray  # (N, 3, 3) J_r^-1 at the step's start
+    kq: np.ndarray  # (stages, 3 + 3N)
+    kv: np.ndarray
+    q0: np.ndarray  # the stage's start
+    v0: np.ndarray
+    vd: np.ndarray  # stage's q rate
+    qx: np.ndarray  # the springs' offset
+    vdamp: np.ndarray  # the dampers' velocity
+    qdd: np.ndarray  # accelerations
+    keep_q: np.ndarray  # a flow's start, for a retry in sub-steps
+    keep_v: np.ndarray
+    keep_H: np.ndarray
+    evaluations: np.ndarray  # [dynamics evaluations so far]
+
+
+def new_work(n: int) -> Work3D:
+    ws, scr = ab.workspace(n)
+    m = 3 + 3 * n
+    return Work3D(np.zeros((n, 3, 3)), ws, scr, np.zeros((3, 3)), np.zeros(9), np.zeros(m),
+                  np.zeros((n, 3, 3)), np.zeros((n, 3, 3)), np.zeros((MAX_STAGES, m)),
+                  np.zeros((MAX_STAGES, m)), np.zeros(m), np.zeros(m), np.zeros(m),
+                  np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m),
+                  np.zeros((3, 3)), np.zeros(1, np.int64))
+
+
+@njit(**JIT)
+def joint_forces(mode, q, qx, vdamp, par, G, tau):
+    """tau: each joint's spring and damper, body components, -J_r^-T(phi) K phi
+    - G^T K qx - C_D vdamp (qx = 0, vdamp = u: the true forces); none at an unsprung
+    joint 1 (pivot, free)."""
+    n = G.shape[0]
+    cd = par[ab.P_CD]
+    k0 = par[ab.P_K]
+    k1 = par[ab.P_K + 1]
+    k2 = par[ab.P_K + 2]
+    tau[0] = tau[1] = tau[2] = 0.0
+    for k in range(n):
+        j = 3 + 3 * k
+        if k == 0 and mode != ab.CLAMPED:
+            tau[j] = tau[j + 1] = tau[j + 2] = 0.0
+            continue
+        p0, p1, p2 = q[j], q[j + 1], q[j + 2]
+        c = ab.jr_inv_coef(p0, p1, p2)
+        s0, s1, s2 = ab.jr_inv_apply(p0, p1, p2, c, k0 * p0, k1 * p1, k2 * p2, -1.0)
+        y0 = k0 * qx[j]
+        y1 = k1 * qx[j + 1]
+        y2 = k2 * qx[j + 2]
+        Gk = G[k]
+        tau[j] = -s0 - (Gk[0, 0] * y0 + Gk[1, 0] * y1 + Gk[2, 0] * y2) - cd * vdamp[j]
+        tau[j + 1] = -s1 - (Gk[0, 1] * y0 + Gk[1, 1] * y1 + Gk[2, 1] * y2) - cd * vdamp[j + 1]
+        tau[j + 2] = -s2 - (Gk[0, 2] * y0 + Gk[1, 2] * y1 + Gk[2, 2] * y2) - cd * vdamp[j + 2]
+
+
+@njit(**JIT)
+def accelerations(mode, q, u, H, par, w):
+    """The true accelerations (into w.qdd): no implicit terms."""
+    n = w.G.shape[0]
+    for j in range(q.shape[0]):
+        w.qx[j] = 0.0
+    for k in range(n):
+        for a in range(3):
+            for b in range(3):
+                w.arm[k, a, b] = 0.0
+    joint_forces(mode, q, w.qx, u, par, w.G, w.tau)
+    ab.aba(mode, q, u, H, w.tau, w.arm, par, w.qdd, w.frames, w.ws, w.scr, w.tmp, w.d9)
+    w.evaluations[0] += 1
+
+
+@njit(**JIT)
+def rates(q, u, out):
+    """q_dot = f_q(q, u): E_1's velocity; J_r^-1(phi_k) w_k."""
+    out[0], out[1], out[2] = u[0], u[1], u[2]
+    for j in range(3, q.shape[0], 3):
+        p0, p1, p2 = q[j], q[j + 1], q[j + 2]
+        c = ab.jr_inv_coef(p0, p1, p2)
+        out[j], out[j + 1], out[j + 2] = ab.jr_inv_apply(p0, p1, p2, c, u[j], u[j + 1],
+                                                         u[j + 2], 1.0)
+
+
+@njit(**JIT)
+def _start(mode, q, gh, g2h2, par, w):
+    """G = J_r^-1(phi) and the armature gamma h C_D I + gamma^2 h^2 G^T K G, per joint."""
+    n = w.G.shape[0]
+    cd = par[ab.P_CD]
+    for k in range(n):
+        j = 3 + 3 * k
+        p0, p1, p2 = q[j], q[j + 1], q[j + 2]
+        c = ab.jr_inv_coef(p0, p1, p2)
+        Gk = w.G[k]
+        for col in range(3):
+            e0 = 1.0 if col == 0 else 0.0
+            e1 = 1.0 if col == 1 else 0.0
+            e2 = 1.0 if col == 2 else 0.0
+            Gk[0, col], Gk[1, col], Gk[2, col] = ab.jr_inv_apply(p0, p1, p2, c, e0, e1, e2,
+                                                                 1.0)
+        A = w.arm[k]
+        sprung = not (k == 0 and mode != ab.CLAMPED)
+        for a in range(3):
+            for b in range(3):
+                acc = 0.0
+                for i in range(3):
+                    acc += Gk[i, a] * par[ab.P_K + i] * Gk[i, b]
+                A[a, b] = (g2h2 * acc + (gh * cd if a == b else 0.0)) if sprung else 0.0
+
+
+@njit(**JIT)
+def _rechart(mode, q, H, tmp, d9):
+    """Move an unsprung joint 1's chart with half hoop 1: H <- H FLIP exp(phi_1) FLIP,
+    phi_1 <- 0; H kept orthonormal (one Newton step of the polar decomposition)."""
+    if mode == ab.CLAMPED:
+        return
+    ab.exp_rot(q[3], q[4], q[5], tmp)
+    for i in range(3):
+        # (H FLIP) exp(phi) FLIP: FLIP = diag(-1, -1, 1) on both sides
+        p0 = -H[i, 0]
+        p1 = -H[i, 1]
+        p2 = H[i, 2]
+        for c in range(3):
+            s = -1.0 if c < 2 else 1.0
+            d9[3 * i + c] = s * (p0 * tmp[0, c] + p1 * tmp[1, c] + p2 * tmp[2, c])
+    for i in range(3):  # tmp = X^T X
+        for c in range(3):
+            tmp[i, c] = d9[i] * d9[c] + d9[3 + i] * d9[3 + c] + d9[6 + i] * d9[6 + c]
+    for i in range(3):
+        for c in range(3):
+            x = 1.5 * d9[3 * i + c]
+            for b in range(3):
+                x -= 0.5 * d9[3 * i + b] * tmp[b, c]
+            H[i, c] = x
+    q[3] = q[4] = q[5] = 0.0
+
+
+@njit(**JIT)
+def stages(mode, q, u, H, h, par, w):
+    """One step of h of the scheme above, in place; returns its error estimate (0 for
+    the explicit tableau)."""
+    m = q.shape[0]
+    kq = w.kq
+    kv = w.kv
+    q0 = w.q0
+    v0 = w.v0
+    vd = w.vd
+    if par[ab.P_CD] > 0.0:
+        A, B, Cg, g, Ee = ROSW_A, ROSW_B, ROSW_C, ROSW_G, ROSW_E
+    else:
+        A, B, Cg, g, Ee = EXP_A, EXP_B, EXP_C, 0.0, EXP_E
+    ns = B.shape[0]
+    _start(mode, q, g * h, g * g * h * h, par, w)
+    for j in range(m):
+        q0[j] = q[j]
+        v0[j] = u[j]
+    n = w.G.shape[0]
+    for st in range(ns):
+        for j in range(m):
+            q[j] = q0[j]
+            u[j] = v0[j]
+            w.vdamp[j] = 0.0  # sum_j gamma_ij k_j^v
+            w.qx[j] = 0.0  # sum_j gamma_ij k_j^q
+        for i in range(st):
+            a = A[st, i]
+            c = Cg[st, i]
+            for j in range(m):
+                q[j] += a * kq[i, j]
+                u[j] += a * kv[i, j]
+                w.vdamp[j] += c * kv[i, j]
+                w.qx[j] += c * kq[i, j]
+        rates(q, u, vd)
+        for j in range(3):
+            vd[j] += w.vdamp[j]
+        for k in range(n):
+            j = 3 + 3 * k
+            Gk = w.G[k]
+            s0, s1, s2 = w.vdamp[j], w.vdamp[j + 1], w.vdamp[j + 2]
+            for i in range(3):
+                vd[j + i] += Gk[i, 0] * s0 + Gk[i, 1] * s1 + Gk[i, 2] * s2
+        for j in range(m):
+            w.qx[j] += g * h * vd[j]
+            w.vdamp[j] += u[j]
+        joint_forces(mode, q, w.qx, w.vdamp, par, w.G, w.tau)
+        ab.aba(mode, q, u, H, w.tau, w.arm, par, w.qdd, w.frames, w.ws, w.scr, w.tmp, w.d9)
+        w.evaluations[0] += 1
+        for j in range(m):
+            kv[st, j] = h * w.qdd[j]
+        for j in range(3):
+            kq[st, j] = h * vd[j] + g * h * kv[st, j]
+        for k in range(n):
+            j = 3 + 3 * k
+            Gk = w.G[k]
+            s0, s1, s2 = kv[st, j], kv[st, j + 1], kv[st, j + 2]
+            for i in range(3):
+                kq[st, j + i] = h * vd[j + i] + g * h * (Gk[i, 0] * s0 + Gk[i, 1] * s1
+                                                         + Gk[i, 2] * s2)
+    for j in range(m):
+        q[j] = q0[j]
+        u[j] = v0[j]
+    for i in range(ns):
+        b = B[i]
+        for j in range(m):
+            q[j] += b * kq[i, j]
+            u[j] += b * kv[i, j]
+    err = 0.0
+    for j in range(3, m if g > 0.0 else 0):  # the explicit tableau has no estimate
+        eq = 0.0
+        ev = 0.0
+        for i in range(ns):
+            eq += Ee[i] * kq[i, j]
+            ev += Ee[i] * kv[i, j]
+        err = max(err, abs(eq), abs(ev) * h)
+    _rechart(mode, q, H, w.tmp, w.d9)
+    return err
+
+
+@njit(**JIT)
+def flow(mode, q, u, H, h, par, w):
+    """Advance h in place: in 2^d equal sub-steps, d the least (<= MAX_HALVINGS) whose
+    every sub-step's error estimate is within ERR_TOL, as the planar flow."""
+    m = q.shape[0]
+    for j in range(m):
+        w.keep_q[j] = q[j]
+        w.keep_v[j] = u[j]
+    for i in range(3):
+        for c in range(3):
+            w.keep_H[i, c] = H[i, c]
+    worst = 0.0
+    for d in range(MAX_HALVINGS + 1):
+        if d > 0:
+            for j in range(m):
+                q[j] = w.keep_q[j]
+                u[j] = w.keep_v[j]
+            for i in range(3):
+                for c in range(3):
+                    H[i, c] = w.keep_H[i, c]
+        pieces = 1 << d
+        hs = h / pieces
+        worst = 0.0
+        for _ in range(pieces):
+            err = stages(mode, q, u, H, hs, par, w)
+            worst = max(worst, err)
+            if err > ERR_TOL and d < MAX_HALVINGS:
+                break
+        if worst <= ERR_TOL:
+            break
+    return worst
+
+
+@njit(**JIT)
+def run(mode, q, u, H, h, nsteps, par, w):
+    """nsteps fixed steps of h, in place."""
+    for _ in range(nsteps):
+        flow(mode, q, u, H, h, par, w)

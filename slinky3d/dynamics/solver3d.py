@@ -1,0 +1,118 @@
+"""One 3D Slinky without contact, advanced on a fixed grid of step h by the compiled
+O(N) kernels (articulated_body3d, integrator3d; docs/solver.md, "The 3D solver").
+
+The pose and velocities in and out are chain3d's: E_1, the half hoops' frames (N, 3, 3),
+E_1's velocity and the half hoops' angular velocities (world).
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+
+from slinky3d.dynamics import articulated_body3d as ab
+from slinky3d.dynamics import integrator3d
+from slinky3d.errors import SlinkyError
+from slinky3d.model import chain3d
+from slinky3d.model.params import Params
+from slinky3d.scene.spec import step_for
+
+
+class Solver3DError(SlinkyError):
+    """The 3D solver was given something it cannot run (the message says why)."""
+
+
+class Solver3D:
+    """One 3D Slinky: anchored end `anchor` (chain3d.ANCHORS), far end free, no contact.
+
+    holder: a clamped end's holder frame (half hoop 0); stiffness (d, b, a) defaults to
+    chain3d.joint_stiffness; mass: chain3d.MASS_MODELS.
+    """
+
+    def __init__(self, p: Params, x: np.ndarray, frames: np.ndarray,
+                 v: np.ndarray | None = None, omega: np.ndarray | None = None,
+                 anchor: str = "clamped", holder: np.ndarray | None = None,
+                 mass: str = "arc", h: float | None = None,
+                 stiffness: np.ndarray | None = None):
+        if anchor not in chain3d.ANCHORS:
+            raise Solver3DError(f"unknown anchor {anchor!r} (known: {', '.join(chain3d.ANCHORS)})")
+        if mass not in chain3d.MASS_MODELS:
+            raise Solver3DError(f"unknown mass model {mass!r} "
+                                f"(known: {', '.join(chain3d.MASS_MODELS)})")
+        if anchor == "clamped" and holder is None:
+            raise Solver3DError("a clamped anchor needs its holder frame")
+        frames = np.array(frames, float)
+        n = p.N
+        if frames.shape != (n, 3, 3):
+            raise Solver3DError(f"frames must be ({n}, 3, 3) for N = {n}, not {frames.shape}")
+        self.h = step_for(p.C_D > 0.0) if h is None else float(h)  # the planar default
+        if not self.h > 0.0:
+            raise Solver3DError(f"the step must be positive, not {self.h}")
+        self.p, self.anchor, self.mass = p, anchor, mass
+        self.mode = chain3d.ANCHORS.index(anchor)
+        self.K = chain3d.joint_stiffness(p) if stiffness is None else np.asarray(stiffness, float)
+        self.par = ab.parameters(p.m, p.R, p.g, p.C_D, chain3d.centroid_offset(p.R, mass),
+                                 self.K, chain3d.inertia_centroid(p, mass))
+        self.work = integrator3d.new_work(n)
+        v = np.zeros(3) if v is None or anchor != "free" else np.asarray(v, float)
+        omega = np.zeros((n, 3)) if omega is None else np.asarray(omega, float)
+        # holder: a clamped end's own; otherwise a chart in which phi_1 = 0
+        self.H = np.array(holder if anchor == "clamped" else frames[0] @ chain3d.FLIP, float)
+        phi = chain3d.joint_rotations(frames, self.H)
+        prev = np.zeros_like(omega)
+        prev[1:] = omega[:-1]
+        w = np.einsum("kji,kj->ki", frames, omega - prev)  # R_k^T (omega_k - omega_{k-1})
+        self.q = np.concatenate([np.asarray(x, float), phi.reshape(-1)])
+        self.u = np.concatenate([v, w.reshape(-1)])
+        self.t = 0.0
+        self.k = 0
+
+    # -- stepping --------------------------------------------------------------
+    def advance(self, nsteps: int) -> None:
+        """nsteps fixed steps of h."""
+        integrator3d.run(self.mode, self.q, self.u, self.H, self.h, int(nsteps), self.par,
+                         self.work)
+        self.k += int(nsteps)
+        self.t = self.k * self.h
+
+    @property
+    def evaluations(self) -> int:
+        return int(self.work.evaluations[0])
+
+    # -- what the state holds ----------------------------------------------------
+    def accelerations(self) -> tuple[np.ndarray, np.ndarray]:
+        """(E_1's acceleration, the half hoops' angular accelerations (N, 3), world)."""
+        w = self.work
+        integrator3d.accelerations(self.mode, self.q, self.u, self.H, self.par, w)
+        n = self.p.N
+        dw = np.einsum("kij,kj->ki", w.frames, w.qdd[3:].reshape(n, 3))  # R_k w_dot_k
+        wr = w.ws[:, ab.WW:ab.WW + 3]
+        om = w.ws[:, ab.OM:ab.OM + 3]
+        # d/dt (R_k w_k) = omega_k x R_k w_k + R_k w_dot_k, summed along the chain
+        return w.qdd[:3].copy(), np.cumsum(chain3d.cross(om, wr) + dw, axis=0)
+
+    def pose(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(x, frames, v, omega) now, chain3d's way."""
+        w = self.work
+        ab.kinematics(self.q, self.u, self.H, self.p.R, w.frames, w.ws, w.tmp)
+        return (self.q[:3].copy(), w.frames.copy(), self.u[:3].copy(),
+                w.ws[:, ab.OM:ab.OM + 3].copy())
+
+    def end_points(self) -> np.ndarray:
+        x, frames, _, _ = self.pose()
+        return chain3d.end_points(x, frames, self.p.R)
+
+    def energy(self) -> float:
+        """Mechanical energy T + V (chain3d's, with this solver's stiffness and mass)."""
+        x, frames, v, omega = self.pose()
+        holder = self.H if self.anchor == "clamped" else None
+        return chain3d.kinetic_energy(self.p, frames, v, omega, self.mass) + \
+            chain3d.potential_energy(self.p, x, frames, holder, self.K, self.mass)
+
+    def state_hash(self) -> str:
+        """The evolving state's bits: q, u and the holder's chart."""
+        hs = hashlib.sha256()
+        for a in (self.q, self.u, self.H):
+            hs.update(np.ascontiguousarray(a).tobytes())
+        return hs.hexdigest()

@@ -1,0 +1,31 @@
+"""Short pieces of the plastic Slinky and poses out of the plane, shared by the tests of
+the 3D model, its reference integrator and its solver."""
+
+import numpy as np
+from scipy.spatial.transform import Rotation
+
+from slinky3d.model import chain3d
+from slinky3d.model.params import preset
+
+COILS = 2  # 4 half hoops keep the dense reference runs quick
+
+
+def piece(coils: float = COILS, C_D: float = 0.0, soft: float = 1.0):
+    """`coils` coils of the paper's plastic Slinky, with its mass and thickness per coil;
+    `soft` divides k_coil (slower spring modes: fewer steps for the same laws)."""
+    p = preset("plastic")
+    return p.with_(n_coils=coils, mass=p.mass * coils / p.n_coils, L0=p.L0 * coils / p.n_coils,
+                   C_D=C_D, k_coil=p.k_coil / soft)
+
+
+def planar_pose(p, seed: int, phi_A: float = 0.3) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return np.concatenate([[0.0, 0.0, phi_A], rng.uniform(0.2, 1.2, p.N)])
+
+
+def pose_3d(p, seed: int):
+    """A pose out of the plane with spinning half hoops: (x, frames, holder, omega)."""
+    x, frames, holder = chain3d.from_planar(planar_pose(p, seed), p.R)
+    rng = np.random.default_rng(seed + 100)
+    frames = Rotation.from_rotvec(0.4 * rng.normal(size=(p.N, 3))).as_matrix() @ frames
+    return x, frames, holder, 3.0 * rng.normal(size=(p.N, 3))
