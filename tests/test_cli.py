@@ -312,20 +312,29 @@ def test_warm_kernels_say_nothing():
     assert said == []
 
 
-@pytest.mark.slow
-def test_the_first_run_says_it_compiles_and_the_next_does_not(tmp_path):
-    """With numba's cache folder empty the kernels are compiled (about a minute): the
-    command says so once on stderr; the next run loads them from that cache, silently."""
-    from slinky3d.dynamics.solver import COMPILING
-
+def test_an_empty_kernel_cache_is_seen_before_any_compile(tmp_path):
+    """numba's cache folder empty: `kernels_ready` says so from the index files alone
+    (a new process, nothing compiled), so the first run can say it compiles before it
+    does. Compiling them all from cold here cost 1-3 minutes of the suite: the command's
+    message is checked below with the check's answer given."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
-    argv = [sys.executable, "-m", "slinky3d", "simulate", "1Pa", "--solver", "realtime",
-            "--duration", "0.01", "--out", "a.npz"]
-    said = []
-    for _ in range(2):
-        r = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True,
-                           timeout=900)
-        assert r.returncode == 0, r.stderr
-        said.append(r.stderr.count(COMPILING))
-    assert said == [1, 0]
-    assert (tmp_path / "a.npz").is_file() and any((tmp_path / "cache").rglob("*.nbi"))
+    code = "from slinky3d.dynamics.solver import kernels_ready; print(kernels_ready())"
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "False"
+    assert not any((tmp_path / "cache").rglob("*.nbc"))  # it compiled nothing
+
+
+@pytest.mark.parametrize("ready", [False, True])
+def test_the_first_run_says_it_compiles_and_the_next_does_not(capsys, tmp_path,
+                                                              monkeypatch, ready):
+    from slinky3d.dynamics import solver
+
+    monkeypatch.setattr(solver, "kernels_ready", lambda: ready)
+    monkeypatch.chdir(tmp_path)
+    rc, _, err = run(capsys, "simulate", "1Pa", "--solver", "realtime",
+                     "--duration", "0.01", "--out", "a.npz")
+    assert rc == 0, err
+    assert err.count(solver.COMPILING) == (0 if ready else 1)
+    assert (tmp_path / "a.npz").is_file()
