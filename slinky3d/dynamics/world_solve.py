@@ -7,6 +7,8 @@ coils locked")."""
 
 from __future__ import annotations
 
+import math
+
 from numba import njit
 
 from slinky3d.dynamics.articulated_body import JIT
@@ -24,6 +26,8 @@ PULLING_MANY = 16  # coils pulling at once that are freed together (after SINGLE
 FREED_TOGETHER, FREED_ALONE = 1, 2  # how locked_solve freed a coil (ww.freed; 0: not)
 TOUCH = 1e-6  # m: a contact this near (a point resting on the surface) is always solved
 GAP_TOL = 1e-10  # m: how far a contact left out of the solve may close past its target
+SLIDE_GUESS = 1e-3  # m/s: a contact sliding faster than this with no world impulse is
+# guessed to slide on, its friction at the cone's edge (_solve checks the guess)
 
 
 @njit(**JIT)
@@ -90,12 +94,45 @@ def basis_rates(nrow, m, v, q, R, E, U, ww, out):
 
 
 @njit(**JIT)
-def _solve(nrow, m, h, ww, cnt):
-    """Build the LCP (z: coil impulses, then per contact lam_n, lam_+, lam_-, beta)
-    from the basis Delassus matrix, solve it, and put the basis impulses in
-    ww.impulse (lam_t = lam_+ - lam_-)."""
+def _rate_row(A, zi, ri, sign, nrow, m, ww):
+    """Fill row zi of the LCP matrix with sign times basis row ri's rate per unit of
+    each unknown (the columns of the layout in _layout)."""
+    W = ww.delassus
+    for j in range(nrow):
+        A[zi, j] = sign * W[ri, j]
+    for c in range(m):
+        zc = ww.zpos[c]
+        n = nrow + 2 * c
+        t = n + 1
+        s = ww.slide[c]
+        if s != 0.0:  # lam_t = -s mu lam_n
+            A[zi, zc] = sign * (W[ri, n] - s * ww.mu[c] * W[ri, t])
+        else:
+            A[zi, zc] = sign * W[ri, n]
+            A[zi, zc + 1] = sign * W[ri, t]
+            A[zi, zc + 2] = -sign * W[ri, t]
+            A[zi, zc + 3] = 0.0
+
+
+@njit(**JIT)
+def _layout(nrow, m, ww):
+    """Each contact's first unknown (ww.zpos): its normal impulse, then, unless it is
+    guessed sliding (ww.slide), lam_+, lam_- and the sliding slack. Returns the count."""
+    nz = nrow
+    for c in range(m):
+        ww.zpos[c] = nz
+        nz += 1 if ww.slide[c] != 0.0 else 4
+    return nz
+
+
+@njit(**JIT)
+def _solve_once(nrow, m, ww, cnt):
+    """Build the LCP over the coil impulses and the world contacts' unknowns (_layout)
+    from the basis Delassus matrix, solve it by Lemke's method and put the basis
+    impulses in ww.impulse (lam_t = lam_+ - lam_-, or -s mu lam_n where guessed
+    sliding). Returns the pivots, or -1 when no answer solved it."""
     nb = nrow + 2 * m
-    nz = nrow + 4 * m
+    nz = _layout(nrow, m, ww)
     W = ww.delassus
     A = ww.lcp
     bq = ww.lcp_rhs
@@ -103,39 +140,24 @@ def _solve(nrow, m, h, ww, cnt):
     for r in range(nb):
         diag = max(diag, W[r, r])
     eps = REGULARIZE * diag
-    # z index of basis row r's impulse, and of the friction pair and slack
     for i in range(nz):
         for j in range(nz):
             A[i, j] = 0.0
-    for i in range(nrow + m):
-        ri = i if i < nrow else nrow + 2 * (i - nrow)  # coil row or contact normal
-        zi = i if i < nrow else nrow + 4 * (i - nrow)
-        for j in range(nrow + m):
-            rj = j if j < nrow else nrow + 2 * (j - nrow)
-            zj = j if j < nrow else nrow + 4 * (j - nrow)
-            A[zi, zj] = W[ri, rj]
-        for c in range(m):  # friction columns of this row
-            t = nrow + 2 * c + 1
-            zc = nrow + 4 * c
-            A[zi, zc + 1] = W[ri, t]
-            A[zi, zc + 2] = -W[ri, t]
-        A[zi, zi] += eps
-        bq[zi] = ww.free_rate[ri] - ww.target[ri]
+    for r in range(nrow):
+        _rate_row(A, r, r, 1.0, nrow, m, ww)
+        A[r, r] += eps
+        bq[r] = ww.free_rate[r] - ww.target[r]
     for c in range(m):
-        t = nrow + 2 * c + 1
-        zc = nrow + 4 * c
-        for j in range(nrow + m):  # tangent rate's response to the normal-type impulses
-            rj = j if j < nrow else nrow + 2 * (j - nrow)
-            zj = j if j < nrow else nrow + 4 * (j - nrow)
-            A[zc + 1, zj] = W[t, rj]
-            A[zc + 2, zj] = -W[t, rj]
-        for d in range(m):
-            td = nrow + 2 * d + 1
-            zd = nrow + 4 * d
-            A[zc + 1, zd + 1] = W[t, td]
-            A[zc + 1, zd + 2] = -W[t, td]
-            A[zc + 2, zd + 1] = -W[t, td]
-            A[zc + 2, zd + 2] = W[t, td]
+        zc = ww.zpos[c]
+        n = nrow + 2 * c
+        t = n + 1
+        _rate_row(A, zc, n, 1.0, nrow, m, ww)
+        A[zc, zc] += eps
+        bq[zc] = ww.free_rate[n] - ww.target[n]
+        if ww.slide[c] != 0.0:
+            continue
+        _rate_row(A, zc + 1, t, 1.0, nrow, m, ww)
+        _rate_row(A, zc + 2, t, -1.0, nrow, m, ww)
         A[zc + 1, zc + 1] += eps
         A[zc + 2, zc + 2] += eps
         A[zc + 1, zc + 3] = 1.0
@@ -150,8 +172,10 @@ def _solve(nrow, m, h, ww, cnt):
     pivots = -1
     for attempt in range(RETRIES + 1):
         if attempt > 0:  # a wrong answer (round-off on a near-singular matrix): again,
-            for i in range(nz):  # regularised a thousand times more
-                if i < nrow or (i - nrow) % 4 != 3:  # not the cone rows (no diagonal)
+            for c in range(-1, m):  # regularised a thousand times more
+                lo = 0 if c < 0 else ww.zpos[c]
+                hi = nrow if c < 0 else lo + (1 if ww.slide[c] != 0.0 else 3)
+                for i in range(lo, hi):  # not the cone rows (no diagonal)
                     A[i, i] += 999.0 * eps
         pivots = lemke(A, bq, nz, z, ww.tableau, ww.basis, ww.column, 4 * nz + 20)
         # Lemke may end on a ray with z0 small but not zero where many contacts are
@@ -161,15 +185,66 @@ def _solve(nrow, m, h, ww, cnt):
             pivots = max(pivots, 0)
             break
         pivots = -1
-    if pivots < 0:
-        cnt.lcp_failures += 1
-    ww.state[3] = pivots
     for r in range(nrow):
         ww.impulse[r] = z[r]
     for c in range(m):
-        zc = nrow + 4 * c
+        zc = ww.zpos[c]
         ww.impulse[nrow + 2 * c] = z[zc]
-        ww.impulse[nrow + 2 * c + 1] = z[zc + 1] - z[zc + 2]
+        if ww.slide[c] != 0.0:
+            ww.impulse[nrow + 2 * c + 1] = -ww.slide[c] * ww.mu[c] * z[zc]
+        else:
+            ww.impulse[nrow + 2 * c + 1] = z[zc + 1] - z[zc + 2]
+    return pivots
+
+
+@njit(**JIT)
+def _solve(nrow, m, h, ww, cnt):
+    """The LCP (coil impulses, then per contact lam_n, lam_+, lam_-, beta: Stewart and
+    Trinkle's form) solved, its basis impulses in ww.impulse. Contacts guessed sliding
+    (ww.slide = the sign of their tangential rate, 0: no guess) enter with their
+    friction at the cone's edge, lam_t = -s mu lam_n: one unknown instead of four.
+    Where the answer has a guessed contact pushing but its tangential rate against
+    the guess, that contact is solved in full and the LCP solved again; an answer with
+    every guess held solves the whole LCP (its slack beta = |u_t|) to the tolerance
+    Lemke's own answers are held to (_solves). Lemke failing with guesses: all in full."""
+    nb = nrow + 2 * m
+    pivots = 0
+    for _round in range(m + 1):
+        p = _solve_once(nrow, m, ww, cnt)
+        pivots += max(p, 0)
+        guessed = False
+        for c in range(m):
+            guessed = guessed or ww.slide[c] != 0.0
+        if not guessed:
+            if p < 0:
+                pivots = -1
+            break
+        if p < 0:
+            for c in range(m):
+                ww.slide[c] = 0.0
+            continue
+        scale = 0.0  # the whole LCP's right-hand side, as _solves has it
+        for r in range(nb):
+            scale = max(scale, abs(ww.free_rate[r] - ww.target[r]))
+        tol = 1e-9 * (1.0 + scale)
+        wrong = False
+        for c in range(m):
+            s = ww.slide[c]
+            n = nrow + 2 * c
+            if s == 0.0 or ww.impulse[n] <= 0.0:
+                continue
+            t = n + 1
+            ut = ww.free_rate[t]
+            for k in range(nb):
+                ut += ww.delassus[t, k] * ww.impulse[k]
+            if s * ut < -tol:
+                ww.slide[c] = 0.0
+                wrong = True
+        if not wrong:
+            break
+    if pivots < 0:
+        cnt.lcp_failures += 1
+    ww.state[3] = pivots
 
 
 @njit(**JIT)
@@ -325,6 +400,8 @@ def locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus,
         for c in range(ms):
             ww.target[2 * c] = -max(ww.gap[c], 0.0) / h
             ww.target[2 * c + 1] = 0.0
+            ut = ww.free_rate[2 * c + 1]  # sliding fast: guessed to go on sliding
+            ww.slide[c] = 0.0 if abs(ut) < SLIDE_GUESS else math.copysign(1.0, ut)
         _solve(0, ms, h, ww, cnt)
         for r in range(2 * ms, 2 * m):
             ww.impulse[r] = 0.0
@@ -449,6 +526,8 @@ def full_solve(q, vf, h, m, rigid, j0, par, modes, fw, w, ww, armh, cnt):
                 ww.delassus[r, s] = a
                 ww.delassus[s, r] = a
         basis_rates(nrow, m, vf, q, R, E, U, ww, ww.free_rate)
+        for c in range(m):
+            ww.slide[c] = 0.0
         for r in range(nrow):
             ww.target[r] = -max(q[ww.rows[r]] - tmin, 0.0) / h
         for c in range(m):
