@@ -324,6 +324,60 @@ def _outermost(m, presc, R, E, U, ww):
 
 
 @njit(**JIT)
+def _delassus(ms, q, R, E, U, presc, ws, zeros, ww, cnt):
+    """The first ms contacts' Delassus matrix on the locked chain (ww.delassus[:2ms,
+    :2ms], row r: the basis rates of a unit impulse along direction r). A rigid part
+    (ww.group: bars joined by prescribed joints) moves as one body whichever of its bars
+    an impulse acts on, so a part with two contacts or more takes three responses, to a
+    unit wrench (moment about O, fx, fy), combined for each contact direction, instead
+    of two a contact; a part with one contact, one a direction."""
+    nb = 2 * ms
+    top = ww.delassus.shape[0] - 3  # three spare rows: the wrenches' basis rates
+    D = ww.delassus
+    loads = ww.loads
+    for c in range(ms):
+        g = ww.group[ww.bar[c]]
+        count = 0
+        first = True
+        for d in range(ms):
+            if ww.group[ww.bar[d]] == g:
+                count += 1
+                first = first and d >= c
+        if not first:
+            continue
+        b = ww.bar[c]
+        if count >= 2:
+            for k in range(3):
+                loads[b, k] = 1.0
+                respond(zeros, presc, zeros, loads, ws, ww.response[top], ww.joint_impulse)
+                loads[b, k] = 0.0
+                cnt.evaluations += 1
+                basis_rates(0, ms, ww.response[top], q, R, E, U, ww, D[top + k])
+        for d in range(c, ms):
+            if ww.group[ww.bar[d]] != g:
+                continue
+            bd, px, py = contact_point(d, R, E, U, ww)
+            nx = ww.normal[d, 0]
+            ny = ww.normal[d, 1]
+            for r in range(2 * d, 2 * d + 2):
+                fx, fy = (nx, ny) if r % 2 == 0 else (ny, -nx)
+                mo = px * fy - py * fx
+                if count >= 2:
+                    for s in range(nb):
+                        D[r, s] = mo * D[top, s] + fx * D[top + 1, s] + fy * D[top + 2, s]
+                    continue
+                loads[bd, 0] = mo
+                loads[bd, 1] = fx
+                loads[bd, 2] = fy
+                respond(zeros, presc, zeros, loads, ws, ww.response[r], ww.joint_impulse)
+                loads[bd, 0] = 0.0
+                loads[bd, 1] = 0.0
+                loads[bd, 2] = 0.0
+                cnt.evaluations += 1
+                basis_rates(0, ms, ww.response[r], q, R, E, U, ww, D[r])
+
+
+@njit(**JIT)
 def locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus, cnt):
     """The step's impulses with the closed coils locked: returns whether it found them.
 
@@ -370,22 +424,7 @@ def locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus,
         cnt.evaluations += 1
         ms = _outermost(m, presc, R, E, U, ww)
         nb = 2 * ms
-        for r in range(nb):  # a unit impulse along each contact's normal and tangent
-            c = r // 2
-            b, px, py = contact_point(c, R, E, U, ww)
-            nx = ww.normal[c, 0]
-            ny = ww.normal[c, 1]
-            fx, fy = (nx, ny) if r % 2 == 0 else (ny, -nx)
-            loads[b, 0] = px * fy - py * fx
-            loads[b, 1] = fx
-            loads[b, 2] = fy
-            respond(zeros, presc, zeros, loads, ws, ww.response[r], lam)
-            loads[b, 0] = 0.0
-            loads[b, 1] = 0.0
-            loads[b, 2] = 0.0
-            cnt.evaluations += 1
-        for r in range(nb):
-            basis_rates(0, ms, ww.response[r], q, R, E, U, ww, ww.delassus[r])
+        _delassus(ms, q, R, E, U, presc, ws, zeros, ww, cnt)
         for r in range(nb):
             for s in range(r):
                 a = 0.5 * (ww.delassus[r, s] + ww.delassus[s, r])
