@@ -120,6 +120,7 @@ class WorldWork(NamedTuple):
     kept: np.ndarray  # (MAX_CONTACTS,) bool: in the solve
     slide: np.ndarray  # (MAX_CONTACTS,) the sign of a contact's guessed sliding; 0: none
     zpos: np.ndarray  # (MAX_CONTACTS,) int: its first unknown in the LCP
+    combined: np.ndarray  # (MAX_CONTACTS,) bool: its delassus row 2c is n - slide mu t
 
 
 def new_world_work(n: int, blocks: np.ndarray) -> WorldWork:
@@ -143,7 +144,8 @@ def new_world_work(n: int, blocks: np.ndarray) -> WorldWork:
         change=np.zeros(nj), joint_impulse=np.zeros(nj), loads=np.zeros((n, 3)),
         factored=workspace(n), group=np.zeros(n, np.int64),
         needed=np.zeros(MAX_CONTACTS, np.bool_), kept=np.zeros(MAX_CONTACTS, np.bool_),
-        slide=np.zeros(MAX_CONTACTS), zpos=np.zeros(MAX_CONTACTS, np.int64))
+        slide=np.zeros(MAX_CONTACTS), zpos=np.zeros(MAX_CONTACTS, np.int64),
+        combined=np.zeros(MAX_CONTACTS, np.bool_))
 
 
 @njit(**JIT)

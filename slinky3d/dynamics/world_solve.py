@@ -96,21 +96,25 @@ def basis_rates(nrow, m, v, q, R, E, U, ww, out):
 @njit(**JIT)
 def _rate_row(A, zi, ri, sign, nrow, m, ww):
     """Fill row zi of the LCP matrix with sign times basis row ri's rate per unit of
-    each unknown (the columns of the layout in _layout)."""
-    W = ww.delassus
+    each unknown (the columns of the layout in _layout). ww.delassus[k, ri] is row
+    ri's rate per unit impulse along direction k; a contact's row 2c holds its
+    guessed direction n - s mu t itself where ww.combined says so."""
+    D = ww.delassus
     for j in range(nrow):
-        A[zi, j] = sign * W[ri, j]
+        A[zi, j] = sign * D[j, ri]
     for c in range(m):
         zc = ww.zpos[c]
         n = nrow + 2 * c
         t = n + 1
         s = ww.slide[c]
-        if s != 0.0:  # lam_t = -s mu lam_n
-            A[zi, zc] = sign * (W[ri, n] - s * ww.mu[c] * W[ri, t])
+        if ww.combined[c]:
+            A[zi, zc] = sign * D[n, ri]
+        elif s != 0.0:  # lam_t = -s mu lam_n
+            A[zi, zc] = sign * (D[n, ri] - s * ww.mu[c] * D[t, ri])
         else:
-            A[zi, zc] = sign * W[ri, n]
-            A[zi, zc + 1] = sign * W[ri, t]
-            A[zi, zc + 2] = -sign * W[ri, t]
+            A[zi, zc] = sign * D[n, ri]
+            A[zi, zc + 1] = sign * D[t, ri]
+            A[zi, zc + 2] = -sign * D[t, ri]
             A[zi, zc + 3] = 0.0
 
 
@@ -200,51 +204,54 @@ def _solve_once(nrow, m, ww, cnt):
 @njit(**JIT)
 def _solve(nrow, m, h, ww, cnt):
     """The LCP (coil impulses, then per contact lam_n, lam_+, lam_-, beta: Stewart and
-    Trinkle's form) solved, its basis impulses in ww.impulse. Contacts guessed sliding
-    (ww.slide = the sign of their tangential rate, 0: no guess) enter with their
-    friction at the cone's edge, lam_t = -s mu lam_n: one unknown instead of four.
-    Where the answer has a guessed contact pushing but its tangential rate against
-    the guess, that contact is solved in full and the LCP solved again; an answer with
-    every guess held solves the whole LCP (its slack beta = |u_t|) to the tolerance
-    Lemke's own answers are held to (_solves). Lemke failing with guesses: all in full."""
+    Trinkle's form) solved, its basis impulses in ww.impulse and its pivots in
+    ww.state[3] (-1: failed). Contacts guessed sliding (ww.slide = the sign of their
+    tangential rate, 0: no guess) enter with their friction at the cone's edge,
+    lam_t = -s mu lam_n: one unknown instead of four. Returns whether the answer
+    stands: a guessed contact pushing with its tangential rate against the guess is
+    no longer guessed (False: solve again, its rows of ww.delassus plain), and Lemke
+    failing with guesses drops them all. An answer with every guess held solves the
+    whole LCP (its slack beta = |u_t|) to the tolerance Lemke's own answers are held
+    to (_solves)."""
     nb = nrow + 2 * m
-    pivots = 0
-    for _round in range(m + 1):
-        p = _solve_once(nrow, m, ww, cnt)
-        pivots += max(p, 0)
-        guessed = False
-        for c in range(m):
-            guessed = guessed or ww.slide[c] != 0.0
-        if not guessed:
-            if p < 0:
-                pivots = -1
-            break
+    p = _solve_once(nrow, m, ww, cnt)
+    ww.state[3] = p
+    guessed = False
+    for c in range(m):
+        guessed = guessed or ww.slide[c] != 0.0
+    if not guessed:
         if p < 0:
-            for c in range(m):
-                ww.slide[c] = 0.0
-            continue
-        scale = 0.0  # the whole LCP's right-hand side, as _solves has it
-        for r in range(nb):
-            scale = max(scale, abs(ww.free_rate[r] - ww.target[r]))
-        tol = 1e-9 * (1.0 + scale)
-        wrong = False
+            cnt.lcp_failures += 1
+        return True
+    if p < 0:
         for c in range(m):
-            s = ww.slide[c]
-            n = nrow + 2 * c
-            if s == 0.0 or ww.impulse[n] <= 0.0:
-                continue
-            t = n + 1
-            ut = ww.free_rate[t]
-            for k in range(nb):
-                ut += ww.delassus[t, k] * ww.impulse[k]
-            if s * ut < -tol:
-                ww.slide[c] = 0.0
-                wrong = True
-        if not wrong:
-            break
-    if pivots < 0:
-        cnt.lcp_failures += 1
-    ww.state[3] = pivots
+            ww.slide[c] = 0.0
+        return False
+    scale = 0.0  # the whole LCP's right-hand side, as _solves has it
+    for r in range(nb):
+        scale = max(scale, abs(ww.free_rate[r] - ww.target[r]))
+    tol = 1e-9 * (1.0 + scale)
+    D = ww.delassus
+    held = True
+    for c in range(m):
+        s = ww.slide[c]
+        n = nrow + 2 * c
+        if s == 0.0 or ww.impulse[n] <= 0.0:
+            continue
+        t = n + 1
+        ut = ww.free_rate[t]
+        for k in range(nrow):
+            ut += D[k, t] * ww.impulse[k]
+        for d in range(m):
+            nd = nrow + 2 * d
+            if ww.combined[d]:
+                ut += D[nd, t] * ww.impulse[nd]
+            else:
+                ut += D[nd, t] * ww.impulse[nd] + D[nd + 1, t] * ww.impulse[nd + 1]
+        if s * ut < -tol:
+            ww.slide[c] = 0.0
+            held = False
+    return held
 
 
 @njit(**JIT)
@@ -324,17 +331,46 @@ def _outermost(m, presc, R, E, U, ww):
 
 
 @njit(**JIT)
+def _direction(c, r, fx, fy, ms, q, R, E, U, presc, ws, zeros, ww, cnt):
+    """Row r of ww.delassus: the basis rates of a unit impulse (fx, fy) at contact c."""
+    b, px, py = contact_point(c, R, E, U, ww)
+    loads = ww.loads
+    loads[b, 0] = px * fy - py * fx
+    loads[b, 1] = fx
+    loads[b, 2] = fy
+    respond(zeros, presc, zeros, loads, ws, ww.response[r], ww.joint_impulse)
+    loads[b, 0] = 0.0
+    loads[b, 1] = 0.0
+    loads[b, 2] = 0.0
+    cnt.evaluations += 1
+    basis_rates(0, ms, ww.response[r], q, R, E, U, ww, ww.delassus[r])
+
+
+@njit(**JIT)
+def _directions(c, ms, q, R, E, U, presc, ws, zeros, ww, cnt):
+    """Rows 2c and 2c + 1 of ww.delassus: contact c's normal and tangent."""
+    nx = ww.normal[c, 0]
+    ny = ww.normal[c, 1]
+    _direction(c, 2 * c, nx, ny, ms, q, R, E, U, presc, ws, zeros, ww, cnt)
+    _direction(c, 2 * c + 1, ny, -nx, ms, q, R, E, U, presc, ws, zeros, ww, cnt)
+    ww.combined[c] = False
+
+
+@njit(**JIT)
 def _delassus(ms, q, R, E, U, presc, ws, zeros, ww, cnt):
     """The first ms contacts' Delassus matrix on the locked chain (ww.delassus[:2ms,
     :2ms], row r: the basis rates of a unit impulse along direction r). A rigid part
     (ww.group: bars joined by prescribed joints) moves as one body whichever of its bars
     an impulse acts on, so a part with two contacts or more takes three responses, to a
     unit wrench (moment about O, fx, fy), combined for each contact direction, instead
-    of two a contact; a part with one contact, one a direction."""
+    of two a contact. A part with one contact takes two, or, guessed sliding (ww.slide),
+    one along its guessed direction n - s mu t (row 2c; ww.combined)."""
     nb = 2 * ms
     top = ww.delassus.shape[0] - 3  # three spare rows: the wrenches' basis rates
     D = ww.delassus
     loads = ww.loads
+    for c in range(ms):
+        ww.combined[c] = False
     for c in range(ms):
         g = ww.group[ww.bar[c]]
         count = 0
@@ -345,36 +381,36 @@ def _delassus(ms, q, R, E, U, presc, ws, zeros, ww, cnt):
                 first = first and d >= c
         if not first:
             continue
+        if count == 1:
+            s = ww.slide[c]
+            if s == 0.0:
+                _directions(c, ms, q, R, E, U, presc, ws, zeros, ww, cnt)
+            else:
+                nx = ww.normal[c, 0]
+                ny = ww.normal[c, 1]
+                f = s * ww.mu[c]
+                _direction(c, 2 * c, nx - f * ny, ny + f * nx, ms, q, R, E, U, presc, ws,
+                           zeros, ww, cnt)
+                ww.combined[c] = True
+            continue
         b = ww.bar[c]
-        if count >= 2:
-            for k in range(3):
-                loads[b, k] = 1.0
-                respond(zeros, presc, zeros, loads, ws, ww.response[top], ww.joint_impulse)
-                loads[b, k] = 0.0
-                cnt.evaluations += 1
-                basis_rates(0, ms, ww.response[top], q, R, E, U, ww, D[top + k])
+        for k in range(3):
+            loads[b, k] = 1.0
+            respond(zeros, presc, zeros, loads, ws, ww.response[top], ww.joint_impulse)
+            loads[b, k] = 0.0
+            cnt.evaluations += 1
+            basis_rates(0, ms, ww.response[top], q, R, E, U, ww, D[top + k])
         for d in range(c, ms):
             if ww.group[ww.bar[d]] != g:
                 continue
-            bd, px, py = contact_point(d, R, E, U, ww)
+            _, px, py = contact_point(d, R, E, U, ww)
             nx = ww.normal[d, 0]
             ny = ww.normal[d, 1]
             for r in range(2 * d, 2 * d + 2):
                 fx, fy = (nx, ny) if r % 2 == 0 else (ny, -nx)
                 mo = px * fy - py * fx
-                if count >= 2:
-                    for s in range(nb):
-                        D[r, s] = mo * D[top, s] + fx * D[top + 1, s] + fy * D[top + 2, s]
-                    continue
-                loads[bd, 0] = mo
-                loads[bd, 1] = fx
-                loads[bd, 2] = fy
-                respond(zeros, presc, zeros, loads, ws, ww.response[r], ww.joint_impulse)
-                loads[bd, 0] = 0.0
-                loads[bd, 1] = 0.0
-                loads[bd, 2] = 0.0
-                cnt.evaluations += 1
-                basis_rates(0, ms, ww.response[r], q, R, E, U, ww, D[r])
+                for s2 in range(nb):
+                    D[r, s2] = mo * D[top, s2] + fx * D[top + 1, s2] + fy * D[top + 2, s2]
 
 
 @njit(**JIT)
@@ -424,12 +460,6 @@ def locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus,
         cnt.evaluations += 1
         ms = _outermost(m, presc, R, E, U, ww)
         nb = 2 * ms
-        _delassus(ms, q, R, E, U, presc, ws, zeros, ww, cnt)
-        for r in range(nb):
-            for s in range(r):
-                a = 0.5 * (ww.delassus[r, s] + ww.delassus[s, r])
-                ww.delassus[r, s] = a
-                ww.delassus[s, r] = a
         # the motion with the locked coils at their targets and no world impulse
         respond(zeros, presc, dvp, loads, ws, vplus, lam)
         cnt.evaluations += 1
@@ -441,7 +471,22 @@ def locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus,
             ww.target[2 * c + 1] = 0.0
             ut = ww.free_rate[2 * c + 1]  # sliding fast: guessed to go on sliding
             ww.slide[c] = 0.0 if abs(ut) < SLIDE_GUESS else math.copysign(1.0, ut)
-        _solve(0, ms, h, ww, cnt)
+        _delassus(ms, q, R, E, U, presc, ws, zeros, ww, cnt)
+        for r in range(nb):  # symmetric but for round-off (a guessed row is no basis row)
+            if ww.combined[r // 2]:
+                continue
+            for s in range(r):
+                if not ww.combined[s // 2]:
+                    a = 0.5 * (ww.delassus[r, s] + ww.delassus[s, r])
+                    ww.delassus[r, s] = a
+                    ww.delassus[s, r] = a
+        for _guess in range(ms + 1):  # each retry drops a guess at least
+            if _solve(0, ms, h, ww, cnt):
+                break
+            pivots += max(ww.state[3], 0)
+            for c in range(ms):  # a guess dropped: its rows plain again
+                if ww.combined[c] and ww.slide[c] == 0.0:
+                    _directions(c, ms, q, R, E, U, presc, ws, zeros, ww, cnt)
         for r in range(2 * ms, 2 * m):
             ww.impulse[r] = 0.0
         pivots += ww.state[3]
@@ -567,6 +612,7 @@ def full_solve(q, vf, h, m, rigid, j0, par, modes, fw, w, ww, armh, cnt):
         basis_rates(nrow, m, vf, q, R, E, U, ww, ww.free_rate)
         for c in range(m):
             ww.slide[c] = 0.0
+            ww.combined[c] = False
         for r in range(nrow):
             ww.target[r] = -max(q[ww.rows[r]] - tmin, 0.0) / h
         for c in range(m):
