@@ -118,6 +118,9 @@ class WorldWork(NamedTuple):
     group: np.ndarray  # (N,) int: the rigid part each bar belongs to, coils locked
     needed: np.ndarray  # (MAX_CONTACTS,) bool: a contact the solve may not leave out
     kept: np.ndarray  # (MAX_CONTACTS,) bool: in the solve
+    slide: np.ndarray  # (MAX_CONTACTS,) the sign of a contact's guessed sliding; 0: none
+    zpos: np.ndarray  # (MAX_CONTACTS,) int: its first unknown in the LCP
+    combined: np.ndarray  # (MAX_CONTACTS,) bool: its delassus row 2c is n - slide mu t
 
 
 def new_world_work(n: int, blocks: np.ndarray) -> WorldWork:
@@ -140,7 +143,9 @@ def new_world_work(n: int, blocks: np.ndarray) -> WorldWork:
         prescribed=np.zeros(nj, np.bool_),
         change=np.zeros(nj), joint_impulse=np.zeros(nj), loads=np.zeros((n, 3)),
         factored=workspace(n), group=np.zeros(n, np.int64),
-        needed=np.zeros(MAX_CONTACTS, np.bool_), kept=np.zeros(MAX_CONTACTS, np.bool_))
+        needed=np.zeros(MAX_CONTACTS, np.bool_), kept=np.zeros(MAX_CONTACTS, np.bool_),
+        slide=np.zeros(MAX_CONTACTS), zpos=np.zeros(MAX_CONTACTS, np.int64),
+        combined=np.zeros(MAX_CONTACTS, np.bool_))
 
 
 @njit(**JIT)

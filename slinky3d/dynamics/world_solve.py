@@ -1,11 +1,14 @@
 """The impulses of one piece of the world step (world_contact.py): the LCP over the
 coil joints and the world contacts, solved with the closed coils locked (locked_solve:
 prescribed joints of one impulse-response factorisation, only the world contacts in a
-small Lemke problem, the guess checked against the whole problem and corrected), and
+small Lemke problem, those sliding fast guessed to slide on, the guesses checked
+against the whole problem and corrected), and
 the whole LCP (full_solve) as its fallback (docs/solver.md, "The contact solve: closed
 coils locked")."""
 
 from __future__ import annotations
+
+import math
 
 from numba import njit
 
@@ -24,6 +27,8 @@ PULLING_MANY = 16  # coils pulling at once that are freed together (after SINGLE
 FREED_TOGETHER, FREED_ALONE = 1, 2  # how locked_solve freed a coil (ww.freed; 0: not)
 TOUCH = 1e-6  # m: a contact this near (a point resting on the surface) is always solved
 GAP_TOL = 1e-10  # m: how far a contact left out of the solve may close past its target
+SLIDE_GUESS = 1e-3  # m/s: a contact sliding faster than this with no world impulse is
+# guessed to slide on, its friction at the cone's edge (_solve checks the guess)
 
 
 @njit(**JIT)
@@ -90,12 +95,49 @@ def basis_rates(nrow, m, v, q, R, E, U, ww, out):
 
 
 @njit(**JIT)
-def _solve(nrow, m, h, ww, cnt):
-    """Build the LCP (z: coil impulses, then per contact lam_n, lam_+, lam_-, beta)
-    from the basis Delassus matrix, solve it, and put the basis impulses in
-    ww.impulse (lam_t = lam_+ - lam_-)."""
+def _rate_row(A, zi, ri, sign, nrow, m, ww):
+    """Fill row zi of the LCP matrix with sign times basis row ri's rate per unit of
+    each unknown (the columns of the layout in _layout). ww.delassus[k, ri] is row
+    ri's rate per unit impulse along direction k; a contact's row 2c holds its
+    guessed direction n - s mu t itself where ww.combined says so."""
+    D = ww.delassus
+    for j in range(nrow):
+        A[zi, j] = sign * D[j, ri]
+    for c in range(m):
+        zc = ww.zpos[c]
+        n = nrow + 2 * c
+        t = n + 1
+        s = ww.slide[c]
+        if ww.combined[c]:
+            A[zi, zc] = sign * D[n, ri]
+        elif s != 0.0:  # lam_t = -s mu lam_n
+            A[zi, zc] = sign * (D[n, ri] - s * ww.mu[c] * D[t, ri])
+        else:
+            A[zi, zc] = sign * D[n, ri]
+            A[zi, zc + 1] = sign * D[t, ri]
+            A[zi, zc + 2] = -sign * D[t, ri]
+            A[zi, zc + 3] = 0.0
+
+
+@njit(**JIT)
+def _layout(nrow, m, ww):
+    """Each contact's first unknown (ww.zpos): its normal impulse, then, unless it is
+    guessed sliding (ww.slide), lam_+, lam_- and the sliding slack. Returns the count."""
+    nz = nrow
+    for c in range(m):
+        ww.zpos[c] = nz
+        nz += 1 if ww.slide[c] != 0.0 else 4
+    return nz
+
+
+@njit(**JIT)
+def _solve_once(nrow, m, ww, cnt):
+    """Build the LCP over the coil impulses and the world contacts' unknowns (_layout)
+    from the basis Delassus matrix, solve it by Lemke's method and put the basis
+    impulses in ww.impulse (lam_t = lam_+ - lam_-, or -s mu lam_n where guessed
+    sliding). Returns the pivots, or -1 when no answer solved it."""
     nb = nrow + 2 * m
-    nz = nrow + 4 * m
+    nz = _layout(nrow, m, ww)
     W = ww.delassus
     A = ww.lcp
     bq = ww.lcp_rhs
@@ -103,39 +145,24 @@ def _solve(nrow, m, h, ww, cnt):
     for r in range(nb):
         diag = max(diag, W[r, r])
     eps = REGULARIZE * diag
-    # z index of basis row r's impulse, and of the friction pair and slack
     for i in range(nz):
         for j in range(nz):
             A[i, j] = 0.0
-    for i in range(nrow + m):
-        ri = i if i < nrow else nrow + 2 * (i - nrow)  # coil row or contact normal
-        zi = i if i < nrow else nrow + 4 * (i - nrow)
-        for j in range(nrow + m):
-            rj = j if j < nrow else nrow + 2 * (j - nrow)
-            zj = j if j < nrow else nrow + 4 * (j - nrow)
-            A[zi, zj] = W[ri, rj]
-        for c in range(m):  # friction columns of this row
-            t = nrow + 2 * c + 1
-            zc = nrow + 4 * c
-            A[zi, zc + 1] = W[ri, t]
-            A[zi, zc + 2] = -W[ri, t]
-        A[zi, zi] += eps
-        bq[zi] = ww.free_rate[ri] - ww.target[ri]
+    for r in range(nrow):
+        _rate_row(A, r, r, 1.0, nrow, m, ww)
+        A[r, r] += eps
+        bq[r] = ww.free_rate[r] - ww.target[r]
     for c in range(m):
-        t = nrow + 2 * c + 1
-        zc = nrow + 4 * c
-        for j in range(nrow + m):  # tangent rate's response to the normal-type impulses
-            rj = j if j < nrow else nrow + 2 * (j - nrow)
-            zj = j if j < nrow else nrow + 4 * (j - nrow)
-            A[zc + 1, zj] = W[t, rj]
-            A[zc + 2, zj] = -W[t, rj]
-        for d in range(m):
-            td = nrow + 2 * d + 1
-            zd = nrow + 4 * d
-            A[zc + 1, zd + 1] = W[t, td]
-            A[zc + 1, zd + 2] = -W[t, td]
-            A[zc + 2, zd + 1] = -W[t, td]
-            A[zc + 2, zd + 2] = W[t, td]
+        zc = ww.zpos[c]
+        n = nrow + 2 * c
+        t = n + 1
+        _rate_row(A, zc, n, 1.0, nrow, m, ww)
+        A[zc, zc] += eps
+        bq[zc] = ww.free_rate[n] - ww.target[n]
+        if ww.slide[c] != 0.0:
+            continue
+        _rate_row(A, zc + 1, t, 1.0, nrow, m, ww)
+        _rate_row(A, zc + 2, t, -1.0, nrow, m, ww)
         A[zc + 1, zc + 1] += eps
         A[zc + 2, zc + 2] += eps
         A[zc + 1, zc + 3] = 1.0
@@ -150,8 +177,10 @@ def _solve(nrow, m, h, ww, cnt):
     pivots = -1
     for attempt in range(RETRIES + 1):
         if attempt > 0:  # a wrong answer (round-off on a near-singular matrix): again,
-            for i in range(nz):  # regularised a thousand times more
-                if i < nrow or (i - nrow) % 4 != 3:  # not the cone rows (no diagonal)
+            for c in range(-1, m):  # regularised a thousand times more
+                lo = 0 if c < 0 else ww.zpos[c]
+                hi = nrow if c < 0 else lo + (1 if ww.slide[c] != 0.0 else 3)
+                for i in range(lo, hi):  # not the cone rows (no diagonal)
                     A[i, i] += 999.0 * eps
         pivots = lemke(A, bq, nz, z, ww.tableau, ww.basis, ww.column, 4 * nz + 20)
         # Lemke may end on a ray with z0 small but not zero where many contacts are
@@ -161,15 +190,69 @@ def _solve(nrow, m, h, ww, cnt):
             pivots = max(pivots, 0)
             break
         pivots = -1
-    if pivots < 0:
-        cnt.lcp_failures += 1
-    ww.state[3] = pivots
     for r in range(nrow):
         ww.impulse[r] = z[r]
     for c in range(m):
-        zc = nrow + 4 * c
+        zc = ww.zpos[c]
         ww.impulse[nrow + 2 * c] = z[zc]
-        ww.impulse[nrow + 2 * c + 1] = z[zc + 1] - z[zc + 2]
+        if ww.slide[c] != 0.0:
+            ww.impulse[nrow + 2 * c + 1] = -ww.slide[c] * ww.mu[c] * z[zc]
+        else:
+            ww.impulse[nrow + 2 * c + 1] = z[zc + 1] - z[zc + 2]
+    return pivots
+
+
+@njit(**JIT)
+def _solve(nrow, m, h, ww, cnt):
+    """The LCP (coil impulses, then per contact lam_n, lam_+, lam_-, beta: Stewart and
+    Trinkle's form) solved, its basis impulses in ww.impulse and its pivots in
+    ww.state[3] (-1: failed). Contacts guessed sliding (ww.slide = the sign of their
+    tangential rate, 0: no guess) enter with their friction at the cone's edge,
+    lam_t = -s mu lam_n: one unknown instead of four. Returns whether the answer
+    stands: a guessed contact pushing with its tangential rate against the guess is
+    no longer guessed (False: solve again, its rows of ww.delassus plain), and Lemke
+    failing with guesses drops them all. An answer with every guess held solves the
+    whole LCP (its slack beta = |u_t|) to the tolerance Lemke's own answers are held
+    to (_solves)."""
+    nb = nrow + 2 * m
+    p = _solve_once(nrow, m, ww, cnt)
+    ww.state[3] = p
+    guessed = False
+    for c in range(m):
+        guessed = guessed or ww.slide[c] != 0.0
+    if not guessed:
+        if p < 0:
+            cnt.lcp_failures += 1
+        return True
+    if p < 0:
+        for c in range(m):
+            ww.slide[c] = 0.0
+        return False
+    scale = 0.0  # the whole LCP's right-hand side, as _solves has it
+    for r in range(nb):
+        scale = max(scale, abs(ww.free_rate[r] - ww.target[r]))
+    tol = 1e-9 * (1.0 + scale)
+    D = ww.delassus
+    held = True
+    for c in range(m):
+        s = ww.slide[c]
+        n = nrow + 2 * c
+        if s == 0.0 or ww.impulse[n] <= 0.0:
+            continue
+        t = n + 1
+        ut = ww.free_rate[t]
+        for k in range(nrow):
+            ut += D[k, t] * ww.impulse[k]
+        for d in range(m):
+            nd = nrow + 2 * d
+            if ww.combined[d]:
+                ut += D[nd, t] * ww.impulse[nd]
+            else:
+                ut += D[nd, t] * ww.impulse[nd] + D[nd + 1, t] * ww.impulse[nd + 1]
+        if s * ut < -tol:
+            ww.slide[c] = 0.0
+            held = False
+    return held
 
 
 @njit(**JIT)
@@ -249,6 +332,89 @@ def _outermost(m, presc, R, E, U, ww):
 
 
 @njit(**JIT)
+def _direction(c, r, fx, fy, ms, q, R, E, U, presc, ws, zeros, ww, cnt):
+    """Row r of ww.delassus: the basis rates of a unit impulse (fx, fy) at contact c."""
+    b, px, py = contact_point(c, R, E, U, ww)
+    loads = ww.loads
+    loads[b, 0] = px * fy - py * fx
+    loads[b, 1] = fx
+    loads[b, 2] = fy
+    respond(zeros, presc, zeros, loads, ws, ww.response[r], ww.joint_impulse)
+    loads[b, 0] = 0.0
+    loads[b, 1] = 0.0
+    loads[b, 2] = 0.0
+    cnt.evaluations += 1
+    basis_rates(0, ms, ww.response[r], q, R, E, U, ww, ww.delassus[r])
+
+
+@njit(**JIT)
+def _directions(c, ms, q, R, E, U, presc, ws, zeros, ww, cnt):
+    """Rows 2c and 2c + 1 of ww.delassus: contact c's normal and tangent."""
+    nx = ww.normal[c, 0]
+    ny = ww.normal[c, 1]
+    _direction(c, 2 * c, nx, ny, ms, q, R, E, U, presc, ws, zeros, ww, cnt)
+    _direction(c, 2 * c + 1, ny, -nx, ms, q, R, E, U, presc, ws, zeros, ww, cnt)
+    ww.combined[c] = False
+
+
+@njit(**JIT)
+def _delassus(ms, q, R, E, U, presc, ws, zeros, ww, cnt):
+    """The first ms contacts' Delassus matrix on the locked chain (ww.delassus[:2ms,
+    :2ms], row r: the basis rates of a unit impulse along direction r). A rigid part
+    (ww.group: bars joined by prescribed joints) moves as one body whichever of its bars
+    an impulse acts on, so a part with two contacts or more takes three responses, to a
+    unit wrench (moment about O, fx, fy), combined for each contact direction, instead
+    of two a contact. A part with one contact takes two, or, guessed sliding (ww.slide),
+    one along its guessed direction n - s mu t (row 2c; ww.combined)."""
+    nb = 2 * ms
+    top = ww.delassus.shape[0] - 3  # three spare rows: the wrenches' basis rates
+    D = ww.delassus
+    loads = ww.loads
+    for c in range(ms):
+        ww.combined[c] = False
+    for c in range(ms):
+        g = ww.group[ww.bar[c]]
+        count = 0
+        first = True
+        for d in range(ms):
+            if ww.group[ww.bar[d]] == g:
+                count += 1
+                first = first and d >= c
+        if not first:
+            continue
+        if count == 1:
+            s = ww.slide[c]
+            if s == 0.0:
+                _directions(c, ms, q, R, E, U, presc, ws, zeros, ww, cnt)
+            else:
+                nx = ww.normal[c, 0]
+                ny = ww.normal[c, 1]
+                f = s * ww.mu[c]
+                _direction(c, 2 * c, nx - f * ny, ny + f * nx, ms, q, R, E, U, presc, ws,
+                           zeros, ww, cnt)
+                ww.combined[c] = True
+            continue
+        b = ww.bar[c]
+        for k in range(3):
+            loads[b, k] = 1.0
+            respond(zeros, presc, zeros, loads, ws, ww.response[top], ww.joint_impulse)
+            loads[b, k] = 0.0
+            cnt.evaluations += 1
+            basis_rates(0, ms, ww.response[top], q, R, E, U, ww, D[top + k])
+        for d in range(c, ms):
+            if ww.group[ww.bar[d]] != g:
+                continue
+            _, px, py = contact_point(d, R, E, U, ww)
+            nx = ww.normal[d, 0]
+            ny = ww.normal[d, 1]
+            for r in range(2 * d, 2 * d + 2):
+                fx, fy = (nx, ny) if r % 2 == 0 else (ny, -nx)
+                mo = px * fy - py * fx
+                for s2 in range(nb):
+                    D[r, s2] = mo * D[top, s2] + fx * D[top + 1, s2] + fy * D[top + 2, s2]
+
+
+@njit(**JIT)
 def locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus, cnt):
     """The step's impulses with the closed coils locked: returns whether it found them.
 
@@ -295,27 +461,6 @@ def locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus,
         cnt.evaluations += 1
         ms = _outermost(m, presc, R, E, U, ww)
         nb = 2 * ms
-        for r in range(nb):  # a unit impulse along each contact's normal and tangent
-            c = r // 2
-            b, px, py = contact_point(c, R, E, U, ww)
-            nx = ww.normal[c, 0]
-            ny = ww.normal[c, 1]
-            fx, fy = (nx, ny) if r % 2 == 0 else (ny, -nx)
-            loads[b, 0] = px * fy - py * fx
-            loads[b, 1] = fx
-            loads[b, 2] = fy
-            respond(zeros, presc, zeros, loads, ws, ww.response[r], lam)
-            loads[b, 0] = 0.0
-            loads[b, 1] = 0.0
-            loads[b, 2] = 0.0
-            cnt.evaluations += 1
-        for r in range(nb):
-            basis_rates(0, ms, ww.response[r], q, R, E, U, ww, ww.delassus[r])
-        for r in range(nb):
-            for s in range(r):
-                a = 0.5 * (ww.delassus[r, s] + ww.delassus[s, r])
-                ww.delassus[r, s] = a
-                ww.delassus[s, r] = a
         # the motion with the locked coils at their targets and no world impulse
         respond(zeros, presc, dvp, loads, ws, vplus, lam)
         cnt.evaluations += 1
@@ -325,7 +470,24 @@ def locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus,
         for c in range(ms):
             ww.target[2 * c] = -max(ww.gap[c], 0.0) / h
             ww.target[2 * c + 1] = 0.0
-        _solve(0, ms, h, ww, cnt)
+            ut = ww.free_rate[2 * c + 1]  # sliding fast: guessed to go on sliding
+            ww.slide[c] = 0.0 if abs(ut) < SLIDE_GUESS else math.copysign(1.0, ut)
+        _delassus(ms, q, R, E, U, presc, ws, zeros, ww, cnt)
+        for r in range(nb):  # symmetric but for round-off (a guessed row is no basis row)
+            if ww.combined[r // 2]:
+                continue
+            for s in range(r):
+                if not ww.combined[s // 2]:
+                    a = 0.5 * (ww.delassus[r, s] + ww.delassus[s, r])
+                    ww.delassus[r, s] = a
+                    ww.delassus[s, r] = a
+        for _guess in range(ms + 1):  # each retry drops a guess at least
+            if _solve(0, ms, h, ww, cnt):
+                break
+            pivots += max(ww.state[3], 0)
+            for c in range(ms):  # a guess dropped: its rows plain again
+                if ww.combined[c] and ww.slide[c] == 0.0:
+                    _directions(c, ms, q, R, E, U, presc, ws, zeros, ww, cnt)
         for r in range(2 * ms, 2 * m):
             ww.impulse[r] = 0.0
         pivots += ww.state[3]
@@ -449,6 +611,9 @@ def full_solve(q, vf, h, m, rigid, j0, par, modes, fw, w, ww, armh, cnt):
                 ww.delassus[r, s] = a
                 ww.delassus[s, r] = a
         basis_rates(nrow, m, vf, q, R, E, U, ww, ww.free_rate)
+        for c in range(m):
+            ww.slide[c] = 0.0
+            ww.combined[c] = False
         for r in range(nrow):
             ww.target[r] = -max(q[ww.rows[r]] - tmin, 0.0) / h
         for c in range(m):
