@@ -67,6 +67,7 @@ class SimThread:
     min_period = 1 / 500  # wall s between wake-ups at least (fast time scales batch)
     hold = 0.5  # s the behind flag stays up, so that it does not flicker
     window = 0.5  # s over which the real-time factor is measured
+    duty_window = 0.25  # wall s over which the duty is measured
 
     def __init__(self, scene: Scene, h: float | None = None, realtime: bool = True):
         self.h_override = h
@@ -89,6 +90,11 @@ class SimThread:
         self._behind_at = -math.inf
         self._rate: deque[tuple[float, float]] = deque()
         self._simsec = 0.0  # simulated seconds stepped, over loads and resets
+        # The share of wall time the real-time loop spends stepping, over the last
+        # duty_window (0: idle, 1: stepping without a pause, about to fall behind): the
+        # window lowers its frame rate when it nears 1 (viewer/app/pacing.py).
+        self.duty = 0.0
+        self._busy = (0.0, time.perf_counter())  # (stepping s, since) of this window
         self._seen_rollbacks = 0
         self.history = History()
         """The last 10 s of snapshots (thread-safe reads): instant replay, the energy plot."""
@@ -199,6 +205,7 @@ class SimThread:
             due = 1
         if due > 0:
             self._batch(due, now + self.batch_wall)
+            self._count_busy(now)
             if self._sync is None:  # a command inside the batch re-synced: start over
                 return
             lag = (k0 + (time.perf_counter() - w0) / per - self._steps) * per
@@ -211,6 +218,15 @@ class SimThread:
             self._wait(wait)
         else:
             time.sleep(0)  # behind: still let the UI thread have the GIL
+
+    def _count_busy(self, start: float) -> None:
+        busy, since = self._busy
+        end = time.perf_counter()
+        busy += end - start
+        if end - since >= self.duty_window:
+            self.duty = min(busy / (end - since), 1.0)
+            busy, since = 0.0, end
+        self._busy = (busy, since)
 
     def _wait(self, timeout: float) -> None:
         try:
@@ -353,7 +369,8 @@ class SimThread:
         snap = sim.snapshot(rtf, behind)
         if self.status and snap.status != self.status:
             snap = replace(snap, status=self.status, extra={})
-        snap.extra.update(step=step, paused=self._paused, scale=self._scale, wall=now)
+        snap.extra.update(step=step, paused=self._paused, scale=self._scale, wall=now,
+                          duty=self.duty if running and self.realtime else 0.0)
         return snap
 
     def _rtf(self, now: float) -> float:

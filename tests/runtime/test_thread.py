@@ -133,6 +133,7 @@ def test_paced_to_wall_time(plastic, thread):
     assert cur.t - prev.t == pytest.approx(th.sim.h)
     assert cur.t == pytest.approx(cur.extra["step"] * th.sim.h)
     assert 0.7 < cur.real_time_factor < 1.2 and not cur.behind
+    assert 0.0 < cur.extra["duty"] < 0.5  # the hanging Slinky steps far faster than real time
     th.send(TimeScale(3.0))
     time.sleep(0.1)
     k0, w0 = th.steps, time.perf_counter()
@@ -160,6 +161,7 @@ def test_behind_drops_the_backlog(plastic, thread):
     snap = th.latest_pair()[1]
     assert snap.behind
     assert 0.15 < snap.real_time_factor < 0.5
+    assert snap.extra["duty"] > 0.9  # stepping all the time: the window gives way
     # it re-synced rather than owing the lost time: restoring the speed does not
     # make it run faster than real time to catch up
     th.sim.step = step
@@ -170,6 +172,7 @@ def test_behind_drops_the_backlog(plastic, thread):
     assert rate < 1.15
     time.sleep(th.hold)
     assert not th.latest_pair()[1].behind
+    assert th.latest_pair()[1].extra["duty"] < 0.5
 
 
 def test_pause_and_single_step(plastic, thread):
