@@ -40,17 +40,18 @@ SPIN = 2.0  # rad/s about the vertical
 
 
 @njit
-def _repeat3d(reps, mode, q, u, H, tau, arm, par, qdd, frames, ws, scr, tmp, d9):
+def _repeat3d(reps, mode, q, u, H, tau, arm, par, presc, acc_p, qdd, jf, frames, ws, scr,
+              tmp, d9):
     for _ in range(reps):
-        ab.aba(mode, q, u, H, tau, arm, par, qdd, frames, ws, scr, tmp, d9)
+        ab.aba(mode, q, u, H, tau, arm, par, presc, acc_p, qdd, jf, frames, ws, scr, tmp, d9)
 
 
 def eval_cost_3d(s: Solver3D, reps: int = 3000) -> float:
     """Microseconds per 3D articulated-body evaluation at s's state (minimum of 7
     batches), called from compiled code as the stepper does."""
     w = s.work
-    args = (s.mode, s.q, s.u, s.H, w.tau, w.arm, s.par, w.qdd, w.frames, w.ws, w.scr, w.tmp,
-            w.d9)
+    args = (s.mode, s.q, s.u, s.H, w.tau, w.arm, s.par, w.presc, w.acc_p, w.qdd, w.jf,
+            w.frames, w.ws, w.scr, w.tmp, w.d9)
     _repeat3d(1, *args)
     best = math.inf
     for _ in range(7):
