@@ -19,7 +19,10 @@ not bounded (docs/model.md section 12 says why).
 Per step: closed joints closing, or locked, are stopped together by the impulse that
 locks them (zero restitution), a pulling impulse releasing its joint; then the resting
 set: a locked joint whose contact pulls is released, a closed free joint accelerating
-shut is locked, until neither is left; the step is then taken with the set locked.
+shut is locked, until neither is left; the step is then taken with the set locked. A
+free joint that closes inside the step (a hit) is located in time (the Illinois method
+on the smallest opening, each trial a flow from the step's start), the contacts set
+there, and the rest of the step taken.
 """
 
 from __future__ import annotations
@@ -33,9 +36,13 @@ from slinky3d.dynamics import articulated_body3d as ab
 from slinky3d.dynamics import integrator3d
 from slinky3d.dynamics.articulated_body import JIT
 
-TOUCH = 1e-10  # opening within this of its bound: touching (as the planar TOUCHING, rad)
+LOCATED = 1e-9  # touching: an opening within this of its bound (where a hit is located)
 PULL = 1e-9  # relative to the largest contact: a contact this far below zero pulls
 MAX_ROUNDS = 64  # resting-set rounds a step (each one articulated-body solve)
+SLOW = 1e-3  # 1/s: at a located hit, touching joints opening slower than this are stopped too
+MAX_EVENTS = 16  # hits located in one step; later ones are taken at the next step
+SCAN = 8  # points a touching joint's re-closure is bracketed by
+MAX_ITER = 12  # Illinois iterations locating one hit (each one sub-step's flow)
 
 
 @njit(**JIT)
@@ -62,10 +69,11 @@ def opening_rate(p0, p1, p2, w0, w1, w2, tmp):
 
 def new_work(n: int) -> tuple[np.ndarray, ...]:
     """(zero velocities, zero forces, zero armature, openings, contacts, impulse's
-    parameters) for `step` with n half hoops."""
+    parameters, a step's start q, u and H, hit candidates) for `run` with n half
+    hoops."""
     m = 3 + 3 * n
     return (np.zeros(m), np.zeros(m), np.zeros((n, 3, 3)), np.zeros(n), np.zeros(n),
-            np.zeros(ab.NPAR))
+            np.zeros(ab.NPAR), np.zeros(m), np.zeros(m), np.zeros((3, 3)), np.zeros(n))
 
 
 @njit(**JIT)
@@ -142,9 +150,11 @@ def _lock(mode, q, H, u, par0, first, w, cw):
 
 
 @njit(**JIT)
-def set_contacts(mode, q, u, H, par, smin, w, cw):
+def set_contacts(mode, q, u, H, par, smin, touch, slow, w, cw):
     """The locked set (w.presc) and the velocities for the coming step: impacts, then
-    the resting set (module docstring). Returns the energy the impulses took (J)."""
+    the resting set (module docstring); touching: an opening within `touch` of its
+    bound; a touching joint opening slower than `slow` (ds/dt) is stopped with those
+    closing. Returns the energy the impulses took (J)."""
     n = w.frames.shape[0]
     first = 0 if mode == ab.CLAMPED else 1
     s, c, par0 = cw[3], cw[4], cw[5]
@@ -154,15 +164,15 @@ def set_contacts(mode, q, u, H, par, smin, w, cw):
     for k in range(n):
         j = 3 + 3 * k
         s[k] = opening(q[j], q[j + 1], q[j + 2]) - smin if k >= first else 1.0
-        if s[k] > TOUCH:
+        if s[k] > touch:
             w.presc[k] = False
     # impacts: lock the touching joints that close, with those locked
     hit = False
     for k in range(first, n):
         j = 3 + 3 * k
-        if (s[k] <= TOUCH and not w.presc[k]
+        if (s[k] <= touch and not w.presc[k]
                 and opening_rate(q[j], q[j + 1], q[j + 2], u[j], u[j + 1], u[j + 2],
-                                 w.tmp) < 0.0):
+                                 w.tmp) < slow):
             w.presc[k] = True
             hit = True
     lost = _lock(mode, q, H, u, par0, first, w, cw) if hit else 0.0
@@ -186,7 +196,7 @@ def set_contacts(mode, q, u, H, par, smin, w, cw):
         shut = False
         for k in range(first, n):
             j = 3 + 3 * k
-            if w.presc[k] or s[k] > TOUCH:
+            if w.presc[k] or s[k] > touch:
                 continue
             ab.exp_rot(q[j], q[j + 1], q[j + 2], w.tmp)
             # s_ddot = exp[2, 2] w_dot_1 - exp[2, 1] w_dot_2 + (terms in w): at a rate
@@ -204,9 +214,114 @@ def set_contacts(mode, q, u, H, par, smin, w, cw):
 
 
 @njit(**JIT)
+def _lowest(q, smin, cand):
+    """The smallest opening over the candidates (cand[k] != 0), less its bound."""
+    low = np.inf
+    for k in range(cand.shape[0]):
+        if cand[k] != 0.0:
+            j = 3 + 3 * k
+            low = min(low, opening(q[j], q[j + 1], q[j + 2]) - smin)
+    return low
+
+
+@njit(**JIT)
+def _restore(q, u, H, cw):
+    for j in range(q.shape[0]):
+        q[j] = cw[6][j]
+        u[j] = cw[7][j]
+    for i in range(3):
+        for c in range(3):
+            H[i, c] = cw[8][i, c]
+
+
+@njit(**JIT)
+def step(mode, q, u, H, h, par, smin, w, cw):
+    """One step of h with coil contact, hits located in time, in place. Returns the
+    energy the impacts took (J)."""
+    n = w.frames.shape[0]
+    first = 0 if mode == ab.CLAMPED else 1
+    s, cand = cw[3], cw[9]
+    left = h
+    slow = 0.0
+    lost = 0.0
+    for ev in range(MAX_EVENTS + 1):
+        lost += set_contacts(mode, q, u, H, par, smin, LOCATED, slow, w, cw)
+        # a located hit: the touching coils near rest are stopped with it (a collapse
+        # front's chatter merged into one event, as in the plane)
+        slow = SLOW
+        for j in range(q.shape[0]):
+            cw[6][j] = q[j]
+            cw[7][j] = u[j]
+        for i in range(3):
+            for c in range(3):
+                cw[8][i, c] = H[i, c]
+        fa = np.inf
+        for k in range(n):
+            # a hit: a free joint that was not inside its bound at the start
+            ok = k >= first and not w.presc[k] and s[k] > -LOCATED
+            cand[k] = 1.0 if ok else 0.0
+            if ok:
+                fa = min(fa, s[k])
+        integrator3d.flow(mode, q, u, H, left, par, w)
+        fb = _lowest(q, smin, cand)
+        if fb >= -LOCATED or ev == MAX_EVENTS:
+            break
+        # bracket the earliest crossing: a joint touching at the start may open before
+        # it closes (a grazing root at 0), so scan (0, b) at SCAN points, finer while
+        # the first is already inside
+        a = 0.0
+        b = left
+        if fa <= LOCATED:
+            for _ in range(3):
+                found = False
+                for i in range(1, SCAN + 1):
+                    t = b * i / SCAN
+                    _restore(q, u, H, cw)
+                    integrator3d.flow(mode, q, u, H, t, par, w)
+                    f = _lowest(q, smin, cand)
+                    if f > LOCATED:
+                        a, fa = t, f
+                    elif f < -LOCATED:
+                        if a > 0.0:
+                            b, fb = t, f
+                            found = True
+                        else:
+                            b = t
+                        break
+                if found or a > 0.0:
+                    break
+            if fa <= LOCATED:
+                # inside at every scale: the step is finished, the hit taken at the next
+                _restore(q, u, H, cw)
+                integrator3d.flow(mode, q, u, H, left, par, w)
+                break
+        # Illinois on the smallest opening over (a, b): each trial a flow from the start
+        side = 0
+        tau = b
+        for _ in range(MAX_ITER):
+            tau = (a * fb - b * fa) / (fb - fa)
+            _restore(q, u, H, cw)
+            integrator3d.flow(mode, q, u, H, tau, par, w)
+            f = _lowest(q, smin, cand)
+            if abs(f) <= LOCATED:
+                break
+            if f < 0.0:
+                b, fb = tau, f
+                if side == -1:
+                    fa *= 0.5
+                side = -1
+            else:
+                a, fa = tau, f
+                if side == 1:
+                    fb *= 0.5
+                side = 1
+        left -= tau
+    return lost
+
+
+@njit(**JIT)
 def run(mode, q, u, H, h, nsteps, par, smin, w, cw, lost):
     """nsteps fixed steps of h with coil contact, in place; lost[0] += the impacts'
     energy."""
     for _ in range(nsteps):
-        lost[0] += set_contacts(mode, q, u, H, par, smin, w, cw)
-        integrator3d.flow(mode, q, u, H, h, par, w)
+        lost[0] += step(mode, q, u, H, h, par, smin, w, cw)
