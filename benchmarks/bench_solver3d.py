@@ -40,17 +40,18 @@ SPIN = 2.0  # rad/s about the vertical
 
 
 @njit
-def _repeat3d(reps, mode, q, u, H, tau, arm, par, qdd, frames, ws, scr, tmp, d9):
+def _repeat3d(reps, mode, q, u, H, tau, arm, par, presc, acc_p, qdd, jf, frames, ws, scr,
+              tmp, d9):
     for _ in range(reps):
-        ab.aba(mode, q, u, H, tau, arm, par, qdd, frames, ws, scr, tmp, d9)
+        ab.aba(mode, q, u, H, tau, arm, par, presc, acc_p, qdd, jf, frames, ws, scr, tmp, d9)
 
 
 def eval_cost_3d(s: Solver3D, reps: int = 3000) -> float:
     """Microseconds per 3D articulated-body evaluation at s's state (minimum of 7
     batches), called from compiled code as the stepper does."""
     w = s.work
-    args = (s.mode, s.q, s.u, s.H, w.tau, w.arm, s.par, w.qdd, w.frames, w.ws, w.scr, w.tmp,
-            w.d9)
+    args = (s.mode, s.q, s.u, s.H, w.tau, w.arm, s.par, w.presc, w.acc_p, w.qdd, w.jf,
+            w.frames, w.ws, w.scr, w.tmp, w.d9)
     _repeat3d(1, *args)
     best = math.inf
     for _ in range(7):
@@ -61,15 +62,15 @@ def eval_cost_3d(s: Solver3D, reps: int = 3000) -> float:
 
 
 def steel_swing(anchor: str = "pivot", mass: str = "arc", C_D: float | None = None,
-                h: float | None = None) -> Solver3D:
-    """The steel Slinky hanging at rest (the planar static shape), tilted TILT towards
-    the viewer and spun at SPIN about the vertical."""
+                h: float | None = None, contact: bool = False) -> Solver3D:
+    """The steel Slinky hanging at rest (the planar static shape, its bottom coils
+    collapsed), tilted TILT towards the viewer and spun at SPIN about the vertical."""
     spec = loader.load("hanging-steel").slinkies[0]
     p = spec.params if C_D is None else spec.params.with_(C_D=C_D)
     x, frames, holder = chain3d.from_planar(np.asarray(spec.q0), p.R)
     frames = chain3d.exp_map(np.array([TILT, 0.0, 0.0])) @ frames
     return Solver3D(p, x, frames, None, np.tile([0.0, SPIN, 0.0], (p.N, 1)), anchor, holder,
-                    mass, h=h)
+                    mass, h=h, contact=contact)
 
 
 def wall_per_step(advance, steps: int, repeat: int) -> tuple[float, list[float]]:
@@ -130,13 +131,16 @@ def main() -> None:
     # -- a hanging steel Slinky swinging in 3D, damped, at the default step
     print(f"\nhanging steel Slinky swinging in 3D (tilted {TILT} rad, spun {SPIN} rad/s, "
           f"{secs:g} s simulated, damped C_D = {p.C_D:g}):")
-    print(f"{'anchor':8} {'mass':5} {'h ms':>5} {'x real time':>12} {'evals/step':>10}")
+    print(f"{'anchor':8} {'mass':5} {'contact':8} {'h ms':>5} {'x real time':>12} "
+          f"{'evals/step':>10}")
     figures["swing"] = []
-    for anchor, mass in (("pivot", "arc"), ("clamped", "arc"), ("pivot", "ring")):
+    for anchor, mass, contact in (("pivot", "arc", False), ("clamped", "arc", False),
+                                  ("pivot", "ring", False), ("pivot", "arc", True),
+                                  ("clamped", "arc", True)):
         walls = []
         evals = 0
         for _ in range(a.repeat):
-            s = steel_swing(anchor, mass)
+            s = steel_swing(anchor, mass, contact=contact)
             n = 10 * round(secs / s.h / 10)
             t0 = time.perf_counter()
             for _ in range(n // 10):
@@ -144,8 +148,9 @@ def main() -> None:
             walls.append((time.perf_counter() - t0) / (n * s.h))
             evals = s.evaluations
         rtf = 1 / float(np.median(walls))
-        print(f"{anchor:8} {mass:5} {s.h * 1e3:5g} {rtf:12.1f} {evals / n:10.2f}")
-        figures["swing"].append({"anchor": anchor, "mass": mass, "h_s": s.h,
+        print(f"{anchor:8} {mass:5} {'coils' if contact else 'none':8} {s.h * 1e3:5g} "
+              f"{rtf:12.1f} {evals / n:10.2f}")
+        figures["swing"].append({"anchor": anchor, "mass": mass, "contact": contact, "h_s": s.h,
                                  "real_time_factor": rtf, "evals_per_step": evals / n,
                                  "range": [1 / max(walls), 1 / min(walls)]})
 

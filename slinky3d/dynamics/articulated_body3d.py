@@ -17,6 +17,13 @@ Joint k is a ball joint at E_k with motion subspace S = [I; [E_k]x] for the worl
 components of its rate; the base is fixed, or (free) three massless prismatic joints.
 All spatial quantities share one point, so a child's articulated inertia adds to its
 parent's without a transform. Gravity enters as the base's upward acceleration.
+
+Hybrid dynamics, as the planar kernels': any joint can be *prescribed* (its relative
+acceleration w_dot given in all three components, the 3-vector force it needs
+returned), and a clamped or pivoted base may be given an acceleration (a moved anchor),
+the force that moves it returned. A prescribed joint passes its whole articulated
+inertia to its parent and its known acceleration acts as a velocity product: locked
+coils, a scripted anchor and the grab use this.
 """
 
 from __future__ import annotations
@@ -47,7 +54,9 @@ UM = 24  # 18: U = I^A S, (6, 3) row-major
 DI = 42  # 9: D^-1, D = S^T I^A S + armature
 UU = 51  # 3: tau - S^T p^A
 TW = 54  # 3: joint force (world)
-NCOL = 57
+IA = 57  # 21: a prescribed joint's articulated inertia, blocks A (6), B (9), C (6)
+PA = 78  # 6: a prescribed joint's articulated bias force
+NCOL = 84
 NSCR = 9  # scratch: a free base's 3 x 3 inverse
 
 
@@ -179,12 +188,17 @@ def _inv3(a, out, base):
 
 
 @njit(**JIT)
-def aba(mode, q, u, H, tau, arm, par, qdd, frames, ws, scr, tmp, d9):
+def aba(mode, q, u, H, tau, arm, par, presc, acc_p, qdd, jf, frames, ws, scr, tmp, d9):
     """Accelerations qdd = (v_dot, w_dot_1..w_dot_N) (w_dot in body components).
 
     tau (3 + 3N): generalised forces, the joints' in body components (the base's are
     unused); arm (N, 3, 3): each joint's armature, body components (a Rosenbrock
     stage's implicit springs and damping). mode: CLAMPED, PIVOT or FREE (the base).
+    presc (N,): the prescribed joints; acc_p (3 + 3N): their accelerations w_dot (body
+    components), and a clamped or pivoted base's acceleration (world; unused when free).
+    jf (3 + 3N): the total generalised force each prescribed joint needs (body
+    components; its constraint's share is jf - tau), and the force on a clamped or
+    pivoted base (world, weight included); 0 elsewhere.
     ws, scr from `workspace`; tmp (3, 3), d9 (9): scratch.
     """
     n = frames.shape[0]
@@ -282,6 +296,32 @@ def aba(mode, q, u, H, tau, arm, par, qdd, frames, ws, scr, tmp, d9):
         pl0 += r[PB + 3]
         pl1 += r[PB + 4]
         pl2 += r[PB + 5]
+        if presc[k]:
+            # the whole inertia passes to the parent; S x (x the known rate's
+            # acceleration, world) joins the velocity product
+            r[IA], r[IA + 1], r[IA + 2], r[IA + 3], r[IA + 4], r[IA + 5] = (
+                A00, A01, A02, A11, A12, A22)
+            r[IA + 6], r[IA + 7], r[IA + 8] = B00, B01, B02
+            r[IA + 9], r[IA + 10], r[IA + 11] = B10, B11, B12
+            r[IA + 12], r[IA + 13], r[IA + 14] = B20, B21, B22
+            r[IA + 15], r[IA + 16], r[IA + 17], r[IA + 18], r[IA + 19], r[IA + 20] = (
+                C00, C01, C02, C11, C12, C22)
+            r[PA], r[PA + 1], r[PA + 2] = pt0, pt1, pt2
+            r[PA + 3], r[PA + 4], r[PA + 5] = pl0, pl1, pl2
+            j = 3 + 3 * k
+            x0 = F[0, 0] * acc_p[j] + F[0, 1] * acc_p[j + 1] + F[0, 2] * acc_p[j + 2]
+            x1 = F[1, 0] * acc_p[j] + F[1, 1] * acc_p[j + 1] + F[1, 2] * acc_p[j + 2]
+            x2 = F[2, 0] * acc_p[j] + F[2, 1] * acc_p[j + 1] + F[2, 2] * acc_p[j + 2]
+            y0, y1, y2 = _cross(e0, e1, e2, x0, x1, x2)
+            ct0, ct1, ct2 = r[CC] + x0, r[CC + 1] + x1, r[CC + 2] + x2
+            cl0, cl1, cl2 = r[CC + 3] + y0, r[CC + 4] + y1, r[CC + 5] + y2
+            pt0 += A00 * ct0 + A01 * ct1 + A02 * ct2 + B00 * cl0 + B01 * cl1 + B02 * cl2
+            pt1 += A01 * ct0 + A11 * ct1 + A12 * ct2 + B10 * cl0 + B11 * cl1 + B12 * cl2
+            pt2 += A02 * ct0 + A12 * ct1 + A22 * ct2 + B20 * cl0 + B21 * cl1 + B22 * cl2
+            pl0 += B00 * ct0 + B10 * ct1 + B20 * ct2 + C00 * cl0 + C01 * cl1 + C02 * cl2
+            pl1 += B01 * ct0 + B11 * ct1 + B21 * ct2 + C01 * cl0 + C11 * cl1 + C12 * cl2
+            pl2 += B02 * ct0 + B12 * ct1 + B22 * ct2 + C02 * cl0 + C12 * cl1 + C22 * cl2
+            continue
         # U = I^A S, S = [I; [E]x]: rows of A + B [E]x and of B^T + C [E]x, each a
         # row of the first block plus (the row of the second) x E
         x0, x1, x2 = _cross(B00, B01, B02, e0, e1, e2)
@@ -418,11 +458,55 @@ def aba(mode, q, u, H, tau, arm, par, qdd, frames, ws, scr, tmp, d9):
         a3 += x0
         a4 += x1
         a5 += x2
+        jf[0] = jf[1] = jf[2] = 0.0
     else:
-        qdd[0] = qdd[1] = qdd[2] = 0.0
+        # the base moves at acc_p[:3]; the force it takes is the root's I^a a + p^a
+        qdd[0], qdd[1], qdd[2] = acc_p[0], acc_p[1], acc_p[2]
+        a3 += acc_p[0]
+        a4 += acc_p[1]
+        a5 += acc_p[2]
+        jf[0] = C00 * a3 + C01 * a4 + C02 * a5 + pl0
+        jf[1] = C01 * a3 + C11 * a4 + C12 * a5 + pl1
+        jf[2] = C02 * a3 + C12 * a4 + C22 * a5 + pl2
     for k in range(n):
         r = ws[k]
         F = frames[k]
+        j = 3 + 3 * k
+        if presc[k]:
+            x0 = F[0, 0] * acc_p[j] + F[0, 1] * acc_p[j + 1] + F[0, 2] * acc_p[j + 2]
+            x1 = F[1, 0] * acc_p[j] + F[1, 1] * acc_p[j + 1] + F[1, 2] * acc_p[j + 2]
+            x2 = F[2, 0] * acc_p[j] + F[2, 1] * acc_p[j + 1] + F[2, 2] * acc_p[j + 2]
+            e0, e1, e2 = r[EP], r[EP + 1], r[EP + 2]
+            y0, y1, y2 = _cross(e0, e1, e2, x0, x1, x2)
+            a0 += r[CC] + x0
+            a1 += r[CC + 1] + x1
+            a2 += r[CC + 2] + x2
+            a3 += r[CC + 3] + y0
+            a4 += r[CC + 4] + y1
+            a5 += r[CC + 5] + y2
+            qdd[j], qdd[j + 1], qdd[j + 2] = acc_p[j], acc_p[j + 1], acc_p[j + 2]
+            # f = I^A a + p^A at O; the joint's force S^T f = f_ang + f_lin x E
+            f0 = (r[IA] * a0 + r[IA + 1] * a1 + r[IA + 2] * a2 + r[IA + 6] * a3
+                  + r[IA + 7] * a4 + r[IA + 8] * a5 + r[PA])
+            f1 = (r[IA + 1] * a0 + r[IA + 3] * a1 + r[IA + 4] * a2 + r[IA + 9] * a3
+                  + r[IA + 10] * a4 + r[IA + 11] * a5 + r[PA + 1])
+            f2 = (r[IA + 2] * a0 + r[IA + 4] * a1 + r[IA + 5] * a2 + r[IA + 12] * a3
+                  + r[IA + 13] * a4 + r[IA + 14] * a5 + r[PA + 2])
+            f3 = (r[IA + 6] * a0 + r[IA + 9] * a1 + r[IA + 12] * a2 + r[IA + 15] * a3
+                  + r[IA + 16] * a4 + r[IA + 17] * a5 + r[PA + 3])
+            f4 = (r[IA + 7] * a0 + r[IA + 10] * a1 + r[IA + 13] * a2 + r[IA + 16] * a3
+                  + r[IA + 18] * a4 + r[IA + 19] * a5 + r[PA + 4])
+            f5 = (r[IA + 8] * a0 + r[IA + 11] * a1 + r[IA + 14] * a2 + r[IA + 17] * a3
+                  + r[IA + 19] * a4 + r[IA + 20] * a5 + r[PA + 5])
+            g0, g1, g2 = _cross(f3, f4, f5, e0, e1, e2)
+            g0 += f0
+            g1 += f1
+            g2 += f2
+            jf[j] = F[0, 0] * g0 + F[1, 0] * g1 + F[2, 0] * g2
+            jf[j + 1] = F[0, 1] * g0 + F[1, 1] * g1 + F[2, 1] * g2
+            jf[j + 2] = F[0, 2] * g0 + F[1, 2] * g1 + F[2, 2] * g2
+            continue
+        jf[j] = jf[j + 1] = jf[j + 2] = 0.0
         b0 = a0 + r[CC]
         b1 = a1 + r[CC + 1]
         b2 = a2 + r[CC + 2]
@@ -442,7 +526,6 @@ def aba(mode, q, u, H, tau, arm, par, qdd, frames, ws, scr, tmp, d9):
         y0, y1, y2 = _cross(e0, e1, e2, x0, x1, x2)
         a0, a1, a2 = b0 + x0, b1 + x1, b2 + x2
         a3, a4, a5 = b3 + y0, b4 + y1, b5 + y2
-        j = 3 + 3 * k
         # body components: R_k^T x
         qdd[j] = F[0, 0] * x0 + F[1, 0] * x1 + F[2, 0] * x2
         qdd[j + 1] = F[0, 1] * x0 + F[1, 1] * x1 + F[2, 1] * x2

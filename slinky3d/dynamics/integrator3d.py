@@ -67,6 +67,9 @@ class Work3D(NamedTuple):
     qx: np.ndarray  # the springs' offset
     vdamp: np.ndarray  # the dampers' velocity
     qdd: np.ndarray  # accelerations
+    presc: np.ndarray  # (N,) prescribed joints
+    acc_p: np.ndarray  # their accelerations; a moved base's
+    jf: np.ndarray  # the forces they need
     keep_q: np.ndarray  # a flow's start, for a retry in sub-steps
     keep_v: np.ndarray
     keep_H: np.ndarray
@@ -79,8 +82,9 @@ def new_work(n: int) -> Work3D:
     return Work3D(np.zeros((n, 3, 3)), ws, scr, np.zeros((3, 3)), np.zeros(9), np.zeros(m),
                   np.zeros((n, 3, 3)), np.zeros((n, 3, 3)), np.zeros((MAX_STAGES, m)),
                   np.zeros((MAX_STAGES, m)), np.zeros(m), np.zeros(m), np.zeros(m),
-                  np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m),
-                  np.zeros((3, 3)), np.zeros(1, np.int64))
+                  np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(n, np.bool_), np.zeros(m),
+                  np.zeros(m), np.zeros(m), np.zeros(m), np.zeros((3, 3)),
+                  np.zeros(1, np.int64))
 
 
 @njit(**JIT)
@@ -122,7 +126,8 @@ def accelerations(mode, q, u, H, par, w):
             for b in range(3):
                 w.arm[k, a, b] = 0.0
     joint_forces(mode, q, w.qx, u, par, w.G, w.tau)
-    ab.aba(mode, q, u, H, w.tau, w.arm, par, w.qdd, w.frames, w.ws, w.scr, w.tmp, w.d9)
+    ab.aba(mode, q, u, H, w.tau, w.arm, par, w.presc, w.acc_p, w.qdd, w.jf, w.frames, w.ws,
+           w.scr, w.tmp, w.d9)
     w.evaluations[0] += 1
 
 
@@ -237,7 +242,8 @@ def stages(mode, q, u, H, h, par, w):
             w.qx[j] += g * h * vd[j]
             w.vdamp[j] += u[j]
         joint_forces(mode, q, w.qx, w.vdamp, par, w.G, w.tau)
-        ab.aba(mode, q, u, H, w.tau, w.arm, par, w.qdd, w.frames, w.ws, w.scr, w.tmp, w.d9)
+        ab.aba(mode, q, u, H, w.tau, w.arm, par, w.presc, w.acc_p, w.qdd, w.jf, w.frames,
+               w.ws, w.scr, w.tmp, w.d9)
         w.evaluations[0] += 1
         for j in range(m):
             kv[st, j] = h * w.qdd[j]

@@ -1,5 +1,5 @@
-"""One 3D Slinky without contact, advanced on a fixed grid of step h by the compiled
-O(N) kernels (articulated_body3d, integrator3d; docs/solver.md, "The 3D solver").
+"""One 3D Slinky, advanced on a fixed grid of step h by the compiled O(N) kernels
+(articulated_body3d, integrator3d, coil_contact3d; docs/solver.md, "The 3D solver").
 
 The pose and velocities in and out are chain3d's: E_1, the half hoops' frames (N, 3, 3),
 E_1's velocity and the half hoops' angular velocities (world).
@@ -8,11 +8,12 @@ E_1's velocity and the half hoops' angular velocities (world).
 from __future__ import annotations
 
 import hashlib
+import math
 
 import numpy as np
 
 from slinky3d.dynamics import articulated_body3d as ab
-from slinky3d.dynamics import integrator3d
+from slinky3d.dynamics import coil_contact3d, integrator3d
 from slinky3d.errors import SlinkyError
 from slinky3d.model import chain3d
 from slinky3d.model.params import Params
@@ -24,17 +25,18 @@ class Solver3DError(SlinkyError):
 
 
 class Solver3D:
-    """One 3D Slinky: anchored end `anchor` (chain3d.ANCHORS), far end free, no contact.
+    """One 3D Slinky: anchored end `anchor` (chain3d.ANCHORS), far end free.
 
     holder: a clamped end's holder frame (half hoop 0); stiffness (d, b, a) defaults to
-    chain3d.joint_stiffness; mass: chain3d.MASS_MODELS.
+    chain3d.joint_stiffness; mass: chain3d.MASS_MODELS; contact: coil contact, closed
+    coils locked (coil_contact3d).
     """
 
     def __init__(self, p: Params, x: np.ndarray, frames: np.ndarray,
                  v: np.ndarray | None = None, omega: np.ndarray | None = None,
                  anchor: str = "clamped", holder: np.ndarray | None = None,
                  mass: str = "arc", h: float | None = None,
-                 stiffness: np.ndarray | None = None):
+                 stiffness: np.ndarray | None = None, contact: bool = False):
         if anchor not in chain3d.ANCHORS:
             raise Solver3DError(f"unknown anchor {anchor!r} (known: {', '.join(chain3d.ANCHORS)})")
         if mass not in chain3d.MASS_MODELS:
@@ -67,14 +69,41 @@ class Solver3D:
         self.u = np.concatenate([v, w.reshape(-1)])
         self.t = 0.0
         self.k = 0
+        self.contact = bool(contact)
+        self.smin = math.sin(p.theta_min)
+        self.cwork = coil_contact3d.new_work(n)
+        self.impact_loss = np.zeros(1)  # J: the kinetic energy the coils' impacts took
 
     # -- stepping --------------------------------------------------------------
     def advance(self, nsteps: int) -> None:
         """nsteps fixed steps of h."""
-        integrator3d.run(self.mode, self.q, self.u, self.H, self.h, int(nsteps), self.par,
-                         self.work)
+        if self.contact:
+            coil_contact3d.run(self.mode, self.q, self.u, self.H, self.h, int(nsteps),
+                               self.par, self.smin, self.work, self.cwork, self.impact_loss)
+        else:
+            integrator3d.run(self.mode, self.q, self.u, self.H, self.h, int(nsteps),
+                             self.par, self.work)
         self.k += int(nsteps)
         self.t = self.k * self.h
+
+    @property
+    def locked(self) -> np.ndarray:
+        """(N,) the joints locked closed for the last step."""
+        return self.work.presc.copy()
+
+    def contact_torques(self) -> np.ndarray:
+        """(N,) each locked joint's contact moment c_j at the last step's start
+        (coil_contact3d.contacts: >= 0 pushes the coil open; 0 where not locked)."""
+        return np.where(self.work.presc, self.cwork[4], 0.0)
+
+    def openings(self) -> np.ndarray:
+        """(N,) each joint's opening s_j - sin(theta_min) (coil_contact3d.opening);
+        inf at an unsprung joint 1 (pivot, free), which has no coil below."""
+        q = self.q[3:].reshape(-1, 3)
+        s = np.array([coil_contact3d.opening(*phi) for phi in q]) - self.smin
+        if self.anchor != "clamped":
+            s[0] = np.inf
+        return s
 
     @property
     def evaluations(self) -> int:

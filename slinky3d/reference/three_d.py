@@ -119,9 +119,9 @@ class Reference3D:
         tau[:-1] -= tau_j[1:]  # each joint pushes back on the half hoop before it
         return tau
 
-    def accelerations(self, x: np.ndarray, frames: np.ndarray, v: np.ndarray,
-                      omega: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(v_dot, omega_dot) of the state."""
+    def equations(self, x: np.ndarray, frames: np.ndarray, v: np.ndarray,
+                  omega: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(M, rhs) of M u_dot = rhs over all of u = (v, omega), E_1 not held."""
         p, n, R = self.p, frames.shape[0], self.p.R
         A = self.velocity_map(frames)
         Iw = frames @ self.Ic @ np.swapaxes(frames, 1, 2)
@@ -138,6 +138,13 @@ class Reference3D:
         spin = self.joint_torques(frames, omega) - chain3d.cross(omega,
                                                             np.einsum("kij,kj->ki", Iw, omega))
         rhs[3:] += spin.reshape(-1)
+        return M, rhs
+
+    def accelerations(self, x: np.ndarray, frames: np.ndarray, v: np.ndarray,
+                      omega: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(v_dot, omega_dot) of the state."""
+        n = frames.shape[0]
+        M, rhs = self.equations(x, frames, v, omega)
         ud = np.zeros(3 + 3 * n)
         F = slice(0, None) if self.anchor == "free" else slice(3, None)
         ud[F] = cho_solve(cho_factor(M[F, F]), rhs[F])
