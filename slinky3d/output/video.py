@@ -8,6 +8,7 @@ resolution, so an MP4's width and height must be even.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Protocol
@@ -27,11 +28,22 @@ CRF = 23  # x264's default quality: visually clean at a modest size
 # the CPU with the software rasterizer (docs/benchmarks.md, "Filming").
 PRESET = "veryfast"
 MAX_FPS = 240  # frames per second of a film; a player shows no more
+# The pixels a sink takes: (h, w, 3) RGB, top row first, or yuv420p as one I420 buffer
+# ((3h/2, w): output/yuv420.py), which an MP4 encodes without converting. A sink says
+# which in its `pixels` attribute; one that does not takes RGB.
+RGB, YUV420 = "rgb24", "yuv420p"
 
 
 class FrameSink(Protocol):
     def write(self, frame: np.ndarray) -> None: ...
     def close(self) -> None: ...
+
+
+def pixels_for(sinks: Sequence[object]) -> str:
+    """The pixels to hand `sinks`: YUV420 when every one takes it, else RGB (which
+    every sink takes)."""
+    ok = sinks and all(getattr(s, "pixels", RGB) == YUV420 for s in sinks)
+    return YUV420 if ok else RGB
 
 
 def check_out(path: Path, size: tuple[int, int], option: str = "--out") -> None:
@@ -46,9 +58,10 @@ def check_out(path: Path, size: tuple[int, int], option: str = "--out") -> None:
 
 
 class VideoWriter:
-    """An MP4 (H.264) or GIF file written frame by frame: `write((h, w, 3) uint8)`.
-    An OS or FFmpeg error while writing or closing (a full disk, a path that went
-    away) is a one-line SlinkyError naming `option` and the file."""
+    """An MP4 (H.264) or GIF file written frame by frame: `write((h, w, 3) uint8)`, or
+    for an MP4 (`pixels` YUV420) the frame as an I420 buffer, encoded as it is. An OS
+    or FFmpeg error while writing or closing (a full disk, a path that went away) is a
+    one-line SlinkyError naming `option` and the file."""
 
     def __init__(self, path: Path, size: tuple[int, int], fps: int, option: str = "--out"):
         import av
@@ -62,6 +75,7 @@ class VideoWriter:
         self._palette: Any = None  # the clip's palette (a Pillow image), from frame 0
         self._pal8 = np.zeros((256, 4), np.uint8)  # the same, as PyAV's pal8 takes it
         self.gif = path.suffix.lower() == GIF
+        self.pixels = RGB if self.gif else YUV420
         if self.gif:
             stream: Any = self._box.add_stream("gif", rate=Fraction(fps))
             stream.pix_fmt = "pal8"
@@ -79,8 +93,9 @@ class VideoWriter:
             # pal8 takes (indices, palette); PyAV's stubs know only the single array
             vf = av.VideoFrame.from_ndarray(self._paletted(frame),  # type: ignore[arg-type]
                                             format="pal8")
-        else:
-            vf = av.VideoFrame.from_ndarray(np.ascontiguousarray(frame), format="rgb24")
+        else:  # an I420 buffer is 2-D, an RGB frame 3-D
+            fmt = YUV420 if frame.ndim == 2 else RGB
+            vf = av.VideoFrame.from_ndarray(np.ascontiguousarray(frame), format=fmt)
         try:
             for packet in self._stream.encode(vf):
                 self._box.mux(packet)  # PyAV opens the file at the first packet
