@@ -1,7 +1,7 @@
 """Frames as yuv420p (I420), the pixel format of the MP4s, straight from the GL's rows.
 
-An MP4 frame handed over as RGB costs the encoder's thread a conversion by libswscale
-(about 9 ms a 720p frame: as much CPU as x264's own encoding, on a machine whose other
+An MP4 frame handed over as RGB costs the encoder's thread a copy and a conversion by
+libswscale (about 8 ms a 720p frame, beside x264's 14-16 ms, on a machine whose other
 core the software rasterizer wants), and its reading back costs the renderer a
 conversion to RGB in the driver and a flip in numpy. Here one compiled pass, which
 lets go of Python's lock, turns the RGBA rows as glReadPixels returns them (bottom row

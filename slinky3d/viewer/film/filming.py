@@ -39,6 +39,7 @@ from slinky3d.output.video import (
     check_out,
     png_path,
 )
+from slinky3d.output.yuv420 import from_gl_rgba
 from slinky3d.runtime.commands import replay
 from slinky3d.runtime.session import scene_text, session_from_json, session_json
 from slinky3d.runtime.simulation import Simulation, grid_step
@@ -140,6 +141,8 @@ class Filmer:
         self.ctx = headless_context()
         self.renderer = Renderer(self.ctx, shot.size, quality=shot.quality)
         self.info = f"{self.ctx.info['GL_RENDERER']}, quality {self.renderer.quality.name}"
+        if self.yuv420:  # its compiled pass loaded (or compiled) before the bar's clock
+            from_gl_rgba(np.zeros((2, 2, 4), np.uint8))
         # None: shown on a terminal only, so logs and tests stay clean
         self.bar = tqdm(total=total, unit="frame", file=sys.stderr, dynamic_ncols=True,
                         disable=None if progress else True)
