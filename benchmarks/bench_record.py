@@ -2,7 +2,7 @@
 
 Each case films the plastic Slinky's drop (drop-plastic) in 4x slow motion, in a fresh
 process so that its peak memory is its own. It first films the clip bare (drawn and read
-back as the recording reads it, yuv420p, the frames dropped: the render's own cost),
+back as the recording reads it, the GL's RGBA rows, the frames dropped: the render's own cost),
 then records it to an MP4 (the encoder on its own thread, overlapping the rendering),
 REPEATS times each, alternated: the median wall time per frame of both and their ratio
 (the target: record at most 1.3x the bare render). Then, from one more recording: frames
@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 
 import report  # benchmarks/report.py, beside this file
 
-from slinky3d.output.video import YUV420
+from slinky3d.output.video import GL_ROWS
 
 SCENE = "drop-plastic"
 SLOWMO = 4.0
@@ -55,9 +55,10 @@ def rss_mib() -> float:
 
 class Drop:
     """A sink that drops the frames: the bare render's film. It takes the pixels an MP4
-    takes, so that the bare film is read back as the recording is."""
+    takes (the GL's rows, which the MP4's writer converts), so that the bare film is
+    read back as the recording is."""
 
-    pixels = YUV420
+    pixels = GL_ROWS
 
     def write(self, frame: Any) -> None:
         pass

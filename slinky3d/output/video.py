@@ -3,7 +3,8 @@
 Nothing here draws: the frames come from the viewer (`viewer/film/filming.py`). A sink
 holds one frame at a time, so a clip of any length costs the same memory. MP4 is
 libx264, yuv420p, CRF 23 (preset veryfast, subme 1) through PyAV (its wheel bundles
-FFmpeg), fed yuv420p frames (output/yuv420.py) or RGB ones that libswscale converts;
+FFmpeg), fed the GL's rows converted here (output/yuv420.py) or RGB that libswscale
+converts;
 yuv420p halves the chroma resolution, so an MP4's width and height must be even.
 """
 
@@ -34,10 +35,11 @@ PRESET = "veryfast"
 # macroblock tree off, made the film 2.4x larger.
 X264_PARAMS = "subme=1"
 MAX_FPS = 240  # frames per second of a film; a player shows no more
-# The pixels a sink takes: (h, w, 3) RGB, top row first, or yuv420p as one I420 buffer
-# ((3h/2, w): output/yuv420.py), which an MP4 encodes without converting. A sink says
-# which in its `pixels` attribute; one that does not takes RGB.
-RGB, YUV420 = "rgb24", "yuv420p"
+# The pixels a sink takes: (h, w, 3) RGB, top row first, or the GL's own rows, (h, w, 4)
+# RGBA bottom row first as glReadPixels returns them (no conversion or flip on the
+# drawing thread), which an MP4 turns into yuv420p itself (output/yuv420.py). A sink
+# says which in its `pixels` attribute; one that does not takes RGB.
+RGB, GL_ROWS = "rgb24", "gl-rgba"
 
 
 class FrameSink(Protocol):
@@ -46,10 +48,10 @@ class FrameSink(Protocol):
 
 
 def pixels_for(sinks: Sequence[object]) -> str:
-    """The pixels to hand `sinks`: YUV420 when every one takes it, else RGB (which
+    """The pixels to hand `sinks`: GL_ROWS when every one takes them, else RGB (which
     every sink takes)."""
-    ok = sinks and all(getattr(s, "pixels", RGB) == YUV420 for s in sinks)
-    return YUV420 if ok else RGB
+    ok = sinks and all(getattr(s, "pixels", RGB) == GL_ROWS for s in sinks)
+    return GL_ROWS if ok else RGB
 
 
 def check_out(path: Path, size: tuple[int, int], option: str = "--out") -> None:
@@ -65,7 +67,8 @@ def check_out(path: Path, size: tuple[int, int], option: str = "--out") -> None:
 
 class VideoWriter:
     """An MP4 (H.264) or GIF file written frame by frame: `write((h, w, 3) uint8)`, or
-    for an MP4 (`pixels` YUV420) the frame as an I420 buffer, encoded as it is. An OS
+    for an MP4 (`pixels` GL_ROWS) the GL's (h, w, 4) rows, converted to yuv420p here,
+    on the writer's thread, by one compiled pass rather than libswscale. An OS
     or FFmpeg error while writing or closing (a full disk, a path that went away) is a
     one-line SlinkyError naming `option` and the file."""
 
@@ -81,7 +84,7 @@ class VideoWriter:
         self._palette: Any = None  # the clip's palette (a Pillow image), from frame 0
         self._pal8 = np.zeros((256, 4), np.uint8)  # the same, as PyAV's pal8 takes it
         self.gif = path.suffix.lower() == GIF
-        self.pixels = RGB if self.gif else YUV420
+        self.pixels = RGB if self.gif else GL_ROWS
         if self.gif:
             stream: Any = self._box.add_stream("gif", rate=Fraction(fps))
             stream.pix_fmt = "pal8"
@@ -89,6 +92,11 @@ class VideoWriter:
             stream = self._box.add_stream("libx264", rate=Fraction(fps))
             stream.pix_fmt = "yuv420p"
             stream.options = {"crf": str(CRF), "preset": PRESET, "x264-params": X264_PARAMS}
+            # here, not at the top: the command line loads this module without numba
+            from slinky3d.output.yuv420 import from_gl_rgba
+
+            from_gl_rgba(np.zeros((2, 2, 4), np.uint8))  # compiled (or loaded) now
+            self._yuv420 = from_gl_rgba
         stream.width, stream.height = w, h
         self._stream = stream
 
@@ -99,9 +107,10 @@ class VideoWriter:
             # pal8 takes (indices, palette); PyAV's stubs know only the single array
             vf = av.VideoFrame.from_ndarray(self._paletted(frame),  # type: ignore[arg-type]
                                             format="pal8")
-        else:  # an I420 buffer is 2-D, an RGB frame 3-D
-            fmt = YUV420 if frame.ndim == 2 else RGB
-            vf = av.VideoFrame.from_ndarray(np.ascontiguousarray(frame), format=fmt)
+        elif frame.shape[2] == 4:  # the GL's rows
+            vf = av.VideoFrame.from_ndarray(self._yuv420(frame), format="yuv420p")
+        else:
+            vf = av.VideoFrame.from_ndarray(np.ascontiguousarray(frame), format=RGB)
         try:
             for packet in self._stream.encode(vf):
                 self._box.mux(packet)  # PyAV opens the file at the first packet

@@ -1,11 +1,11 @@
 """Frames as yuv420p (I420), the pixel format of the MP4s, straight from the GL's rows.
 
-An MP4 frame handed over as RGB costs the encoder's thread a copy and a conversion by
+An MP4 frame handed over as RGB costs the drawing thread a conversion to RGB in the
+driver and a flip in numpy, and the encoder's thread a copy and a conversion by
 libswscale (about 8 ms a 720p frame, beside x264's 14-16 ms, on a machine whose other
-core the software rasterizer wants), and its reading back costs the renderer a
-conversion to RGB in the driver and a flip in numpy. Here one compiled pass, which
-lets go of Python's lock, turns the RGBA rows as glReadPixels returns them (bottom row
-first) into the I420 buffer: about 3 ms a 720p frame on one core.
+core the software rasterizer wants). Instead the MP4's writer takes the RGBA rows as
+glReadPixels returns them (bottom row first) and one compiled pass, which lets go of
+Python's lock, turns them into the I420 buffer: about 3 ms a 720p frame on one core.
 
 The colours are libswscale's default for rgb24 -> yuv420p, which the films had before
 and which decoders invert: BT.601, limited range (Y 16..235, U and V 16..240), in its

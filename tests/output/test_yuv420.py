@@ -1,12 +1,12 @@
-"""MP4 frames converted to yuv420p before the encoder (output/yuv420.py): the colours
+"""MP4 frames converted to yuv420p from the GL's rows (output/yuv420.py): the colours
 libswscale gave the films (BT.601, limited range), the picture the right way up, and a
-film's decoded frames the colours the renderer drew."""
+film's decoded frames the colours they had through libswscale."""
 
 import av
 import numpy as np
 import pytest
 
-from slinky3d.output.video import RGB, YUV420, VideoWriter, decode, pixels_for
+from slinky3d.output.video import GL_ROWS, RGB, VideoWriter, decode, pixels_for
 from slinky3d.output.yuv420 import from_gl_rgba, i420_shape
 
 
@@ -63,11 +63,11 @@ def test_an_odd_size_is_refused():
         from_gl_rgba(np.zeros((3, 4, 4), np.uint8))
 
 
-def test_only_sinks_that_all_take_yuv420_get_it(tmp_path):
+def test_only_sinks_that_all_take_the_gls_rows_get_them(tmp_path):
     mp4 = VideoWriter(tmp_path / "a.mp4", (16, 16), 10)
     gif = VideoWriter(tmp_path / "a.gif", (16, 16), 10)
     try:
-        assert pixels_for([mp4]) == YUV420
+        assert pixels_for([mp4]) == GL_ROWS
         assert pixels_for([mp4, gif]) == pixels_for([mp4, []]) == pixels_for([]) == RGB
     finally:
         mp4.close()
@@ -76,8 +76,9 @@ def test_only_sinks_that_all_take_yuv420_get_it(tmp_path):
 
 @pytest.mark.gl
 def test_a_films_decoded_frames_have_the_colours_of_the_rgb_path(tmp_path):
-    """An MP4 filmed alone (yuv420p read from the GL) decodes to the colours that the
-    same film had through libswscale (an MP4 beside an RGB sink): no colour shift."""
+    """An MP4 filmed alone (the GL's rows, converted by output/yuv420.py) decodes to the
+    colours that the same film had through libswscale (an MP4 beside an RGB sink): no
+    colour shift."""
     from slinky3d.scene.loader import load
     from slinky3d.viewer.film import filming
 
@@ -103,7 +104,7 @@ def test_a_films_decoded_frames_have_the_colours_of_the_rgb_path(tmp_path):
 
     filming.film(sc, 0.1, shot, lambda: [Rgb(), mp4("rgb.mp4")])
     filming.film(sc, 0.1, shot, lambda: [mp4("yuv.mp4")])
-    assert shapes == {"rgb.mp4": {(64, 96, 3)}, "yuv.mp4": {i420_shape(*shot.size)}}
+    assert shapes == {"rgb.mp4": {(64, 96, 3)}, "yuv.mp4": {(64, 96, 4)}}
     old, new = decode(tmp_path / "rgb.mp4"), decode(tmp_path / "yuv.mp4")
     assert len(old) == len(new) == len(drawn) == 4
     for a, b, rgb in zip(old, new, drawn, strict=True):

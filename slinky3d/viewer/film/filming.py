@@ -32,14 +32,13 @@ from slinky3d.output.paths import check_folder, check_writable
 from slinky3d.output.session import load_session
 from slinky3d.output.sink_thread import SinkThread
 from slinky3d.output.video import (
-    YUV420,
+    GL_ROWS,
     FrameSink,
     PngSequence,
     VideoWriter,
     check_out,
     png_path,
 )
-from slinky3d.output.yuv420 import from_gl_rgba
 from slinky3d.runtime.commands import replay
 from slinky3d.runtime.session import scene_text, session_from_json, session_json
 from slinky3d.runtime.simulation import Simulation, grid_step
@@ -134,15 +133,13 @@ class Filmer:
         self.look, self.shot = look, shot
         thread = SinkThread(sinks)
         self.sinks: list[FrameSink] = [thread]
-        # yuv420p straight from the GL's rows when every sink takes it (an MP4 alone):
-        # the encoder's thread then converts nothing. The HUD is drawn on RGB.
-        self.yuv420 = thread.pixels == YUV420 and not shot.hud
+        # The GL's rows as they are when every sink takes them (an MP4 alone): the
+        # encoder's thread converts them. The HUD is drawn on RGB.
+        self.raw = thread.pixels == GL_ROWS and not shot.hud
         self.camera = Camera(scene, first, look, shot)
         self.ctx = headless_context()
         self.renderer = Renderer(self.ctx, shot.size, quality=shot.quality)
         self.info = f"{self.ctx.info['GL_RENDERER']}, quality {self.renderer.quality.name}"
-        if self.yuv420:  # its compiled pass loaded (or compiled) before the bar's clock
-            from_gl_rgba(np.zeros((2, 2, 4), np.uint8))
         # None: shown on a terminal only, so logs and tests stay clean
         self.bar = tqdm(total=total, unit="frame", file=sys.stderr, dynamic_ncols=True,
                         disable=None if progress else True)
@@ -151,8 +148,8 @@ class Filmer:
     def frame(self, k: int, snap: Snapshot, t: float) -> None:
         self.renderer.render(snap, self.look, self.camera.at(k, snap), self.camera.stage,
                              slowmo=self.shot.slowmo)
-        if self.yuv420:
-            img = self.renderer.read_yuv420()
+        if self.raw:
+            img = self.renderer.read_rgba()
         else:
             img = self.renderer.read()
             if self.shot.hud:

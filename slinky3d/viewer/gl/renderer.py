@@ -24,7 +24,6 @@ import moderngl
 import numpy as np
 from pyrr import matrix44
 
-from slinky3d.output.yuv420 import from_gl_rgba, i420_shape
 from slinky3d.runtime.snapshot import Snapshot
 from slinky3d.scene.look import Look
 from slinky3d.viewer import coupling, helix, props
@@ -411,14 +410,12 @@ class Renderer:
         data = self._result.read(components=3, alignment=1)
         return np.frombuffer(data, np.uint8).reshape(h, w, 3)[::-1].copy()
 
-    def read_yuv420(self) -> np.ndarray:
-        """The same frame as yuv420p, as an MP4 takes it (output/yuv420.py): RGBA read
-        back as the driver stores it (no conversion to RGB there, no flip in numpy),
-        then one compiled pass. Width and height even."""
+    def read_rgba(self) -> np.ndarray:
+        """The same frame as the driver stores it: (h, w, 4) RGBA, bottom row first (no
+        conversion to RGB in the driver, no flip: what an MP4 writer converts itself)."""
         w, h = self.size
-        i420_shape(w, h)  # an odd size fails before the read
         data = self._result.read(components=4, alignment=1)
-        return from_gl_rgba(np.frombuffer(data, np.uint8).reshape(h, w, 4))
+        return np.frombuffer(data, np.uint8).reshape(h, w, 4)
 
     def triangles(self, snap: Snapshot) -> dict[str, int]:
         """Helix triangles drawn in the last frame (main pass, after the level of detail)
