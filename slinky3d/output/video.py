@@ -4,8 +4,8 @@ Nothing here draws: the frames come from the viewer (`viewer/film/filming.py`). 
 holds one frame at a time, so a clip of any length costs the same memory. MP4 is
 libx264, yuv420p, CRF 23 (preset veryfast, subme 1) through PyAV (its wheel bundles
 FFmpeg), fed the GL's rows converted here (output/yuv420.py) or RGB that libswscale
-converts;
-yuv420p halves the chroma resolution, so an MP4's width and height must be even.
+converts; yuv420p halves the chroma resolution, so an MP4's width and height must be
+even.
 """
 
 from __future__ import annotations
