@@ -1,17 +1,17 @@
 """Recording speed and memory of `slinky3d record` (headless, H.264 MP4).
 
 Each case films the plastic Slinky's drop (drop-plastic) in 4x slow motion, in a fresh
-process so that its peak memory is its own. It first films the clip bare (drawn and
-read back, the frames dropped: the render's own cost), then records it to an MP4 (the
-encoder on its own thread, overlapping the rendering), REPEATS times each, alternated:
-the median wall time per frame of both and their ratio (the target: record at most
-1.3x the bare render). Then, from one more recording: frames per second of wall time, how
-fast against real time (seconds of film per wall second), the share of the time the
-encoder takes, the peak resident memory (RSS), the resident memory's growth over the
-second half of the clip, and the peak of Python's own allocations (tracemalloc: numpy
-frames included, the GL driver's buffers not). Each size is filmed at every length of
---lengths; the peak RSS at the shortest and the longest shows whether memory grows
-with the clip's length (it must not: frames are streamed).
+process so that its peak memory is its own. It first films the clip bare (drawn and read
+back as the recording reads it, the GL's RGBA rows, the frames dropped: the render's own cost),
+then records it to an MP4 (the encoder on its own thread, overlapping the rendering),
+REPEATS times each, alternated: the median wall time per frame of both and their ratio
+(the target: record at most 1.3x the bare render). Then, from one more recording: frames
+per second of wall time, how fast against real time (seconds of film per wall second),
+the share of the time the encoder takes, the peak resident memory (RSS), the resident
+memory's growth over the second half of the clip, and the peak of Python's own
+allocations (tracemalloc: numpy frames included, the GL driver's buffers not). Each size
+is filmed at every length of --lengths; the peak RSS at the shortest and the longest
+shows whether memory grows with the clip's length (it must not: frames are streamed).
 
     python benchmarks/bench_record.py [--lengths 2 4] [--sizes 1280x720@30 1920x1080@60]
                                       [--quality auto] [--results DIR]
@@ -39,6 +39,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 
 import report  # benchmarks/report.py, beside this file
 
+from slinky3d.output.video import GL_ROWS
+
 SCENE = "drop-plastic"
 SLOWMO = 4.0
 SIZES = ["1280x720@30", "1920x1080@60"]  # WxH@FPS: the target's and the one reported
@@ -52,7 +54,11 @@ def rss_mib() -> float:
 
 
 class Drop:
-    """A sink that drops the frames: the bare render's film."""
+    """A sink that drops the frames: the bare render's film. It takes the pixels an MP4
+    takes (the GL's rows, which the MP4's writer converts), so that the bare film is
+    read back as the recording is."""
+
+    pixels = GL_ROWS
 
     def write(self, frame: Any) -> None:
         pass

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from slinky3d.errors import SlinkyError
-from slinky3d.output.video import FrameSink
+from slinky3d.output.video import FrameSink, pixels_for
 
 QUEUE = 3  # frames in flight: enough to smooth a slow frame, a few frames of memory
 POLL_S = 0.1  # how often a caller waiting on a full queue looks whether the thread ended
@@ -31,6 +31,7 @@ class SinkThread:
 
     def __init__(self, sinks: Sequence[FrameSink], name: str = "slinky3d-encoder"):
         self.sinks = list(sinks)
+        self.pixels = pixels_for(self.sinks)  # what they all take
         self._queue: queue.Queue[np.ndarray | None] = queue.Queue(maxsize=QUEUE)
         self._error: BaseException | None = None
         self._closed = False

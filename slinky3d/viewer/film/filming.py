@@ -31,7 +31,14 @@ from slinky3d.errors import SlinkyError, error_line, note, one_line
 from slinky3d.output.paths import check_folder, check_writable
 from slinky3d.output.session import load_session
 from slinky3d.output.sink_thread import SinkThread
-from slinky3d.output.video import FrameSink, PngSequence, VideoWriter, check_out, png_path
+from slinky3d.output.video import (
+    GL_ROWS,
+    FrameSink,
+    PngSequence,
+    VideoWriter,
+    check_out,
+    png_path,
+)
 from slinky3d.runtime.commands import replay
 from slinky3d.runtime.session import scene_text, session_from_json, session_json
 from slinky3d.runtime.simulation import Simulation, grid_step
@@ -124,7 +131,11 @@ class Filmer:
     def __init__(self, scene: Scene, first: Snapshot, look: Look, shot: Shot,
                  sinks: list[FrameSink], total: int, progress: bool):
         self.look, self.shot = look, shot
-        self.sinks: list[FrameSink] = [SinkThread(sinks)]
+        thread = SinkThread(sinks)
+        self.sinks: list[FrameSink] = [thread]
+        # The GL's rows as they are when every sink takes them (an MP4 alone): the
+        # encoder's thread converts them. The HUD is drawn on RGB.
+        self.raw = thread.pixels == GL_ROWS and not shot.hud
         self.camera = Camera(scene, first, look, shot)
         self.ctx = headless_context()
         self.renderer = Renderer(self.ctx, shot.size, quality=shot.quality)
@@ -137,9 +148,12 @@ class Filmer:
     def frame(self, k: int, snap: Snapshot, t: float) -> None:
         self.renderer.render(snap, self.look, self.camera.at(k, snap), self.camera.stage,
                              slowmo=self.shot.slowmo)
-        img = self.renderer.read()
-        if self.shot.hud:
-            img = draw_hud(img, hud_line(snap, t, self.shot.slowmo))
+        if self.raw:
+            img = self.renderer.read_rgba()
+        else:
+            img = self.renderer.read()
+            if self.shot.hud:
+                img = draw_hud(img, hud_line(snap, t, self.shot.slowmo))
         for sink in self.sinks:
             sink.write(img)
         self.count += 1

@@ -410,6 +410,13 @@ class Renderer:
         data = self._result.read(components=3, alignment=1)
         return np.frombuffer(data, np.uint8).reshape(h, w, 3)[::-1].copy()
 
+    def read_rgba(self) -> np.ndarray:
+        """The same frame as the driver stores it: (h, w, 4) RGBA, bottom row first (no
+        conversion to RGB in the driver, no flip: what an MP4 writer converts itself)."""
+        w, h = self.size
+        data = self._result.read(components=4, alignment=1)
+        return np.frombuffer(data, np.uint8).reshape(h, w, 4)
+
     def triangles(self, snap: Snapshot) -> dict[str, int]:
         """Helix triangles drawn in the last frame (main pass, after the level of detail)
         and per shadow pass, and the most the main pass can draw."""
