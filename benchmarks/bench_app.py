@@ -285,6 +285,7 @@ def drag(args: argparse.Namespace, size: tuple[int, int]) -> dict | None:
 
     behind, asleep = [], []  # per frame: the solver behind real time; the Slinky asleep
     spaced: list[bool] = []  # per frame: frames spaced out for the solver (pacing.py)
+    duty: list[float] = []  # per frame: the solver thread's duty as published
 
     def timed_draw() -> None:
         part["3d"] = part["2d"] = 0.0
@@ -295,6 +296,7 @@ def drag(args: argparse.Namespace, size: tuple[int, int]) -> dict | None:
         behind.append(bool(v.shown.behind))
         asleep.append(bool(v.shown.slinkies[0].asleep))
         spaced.append(v.pacer.giving_way)
+        duty.append(float(v.shown.extra.get("duty", 0.0)))
 
     w.remove_handlers(on_draw=v.on_draw)
     w.push_handlers(on_draw=timed_draw)
@@ -369,6 +371,8 @@ def drag(args: argparse.Namespace, size: tuple[int, int]) -> dict | None:
         "rollbacks": v.shown.rollbacks,
         "frame_pacing": not args.no_frame_pacing,
         "frames_spaced_share": float(np.mean(spaced[state["n0"]:state["n1"]])),
+        "solver_duty": {f"p{q}": float(np.percentile(duty[state["n0"]:state["n1"]], q))
+                        for q in (50, 95)},
     }
     if args.floor:
         figures["scene"] = SCENE + ", let go onto its floor, dragged along it"
@@ -397,7 +401,8 @@ def drag(args: argparse.Namespace, size: tuple[int, int]) -> dict | None:
     print(f"  real-time factor {figures['real_time_factor']:.3f}; solver thread "
           f"{100 * figures['solver_thread_core_share']:.0f} % of a core, UI thread "
           f"{100 * figures['ui_thread_core_share']:.0f} %; frames spaced out for the "
-          f"solver {100 * figures['frames_spaced_share']:.0f} % of the drag"
+          f"solver {100 * figures['frames_spaced_share']:.0f} % of the drag (its duty "
+          f"p50 {figures['solver_duty']['p50']:.2f}, p95 {figures['solver_duty']['p95']:.2f})"
           + ("" if figures["frame_pacing"] else " (--no-frame-pacing)"))
     return figures
 

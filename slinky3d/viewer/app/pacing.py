@@ -14,8 +14,8 @@ from __future__ import annotations
 
 FRAME_INTERVAL = 1 / 60  # s between frames the window asks for when the solver has room
 MAX_INTERVAL = 1 / 24  # the slowest it goes for the solver: motion still reads as motion
-DUTY_HIGH = 0.75  # solver duty above which frames are spaced out
-DUTY_LOW = 0.55  # ... and below which they come back
+DUTY_HIGH = 0.95  # solver duty above which frames are spaced out: about to fall behind
+DUTY_LOW = 0.85  # ... and below which they come back
 SLOWER, FASTER = 1.08, 1.02  # per frame: give way quickly, come back gently
 
 
