@@ -553,8 +553,9 @@ def locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus,
     cycled = False  # a coil freed with others closed again
     pivots = 0
     # what the last round leaves to reuse: KEEP_NONE, KEEP_ADDED (the same locked coils,
-    # contacts added: its factorisation and rows) or KEEP_FREED (coil `gone` freed
-    # alone: its rows, updated), and its contact count
+    # contacts added: its factorisation and rows), KEEP_FREED (coil `gone` freed alone:
+    # its rows, updated) or KEEP_LOCKED (the nlock coils ww.rows[:nlock] locked: its
+    # rows, downdated on its factorisation), and its contact count
     keep = KEEP_NONE
     gone = -1
     nlock = 0
