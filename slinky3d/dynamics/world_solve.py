@@ -25,7 +25,7 @@ MAX_LOCKED = 24  # active sets the locked solve tries before the full LCP takes 
 SINGLE_ROUNDS = 4  # rounds that free one pulling coil each, before all are freed at once
 PULLING_MANY = 16  # coils pulling at once that are freed together (after SINGLE_ROUNDS)
 FREED_TOGETHER, FREED_ALONE = 1, 2  # how locked_solve freed a coil (ww.freed; 0: not)
-KEEP_NONE, KEEP_ADDED, KEEP_FREED, KEEP_LOCKED = 0, 1, 2, 3  # what a round of locked_solve reuses
+KEEP_NONE, KEEP_ADDED, KEEP_FREED = 0, 1, 2  # what a round of locked_solve reuses
 TOUCH = 1e-6  # m: a contact this near (a point resting on the surface) is always solved
 GAP_TOL = 1e-10  # m: how far a contact left out of the solve may close past its target
 SLIDE_GUESS = 1e-3  # m/s: a contact sliding faster than this with no world impulse is
@@ -454,55 +454,6 @@ def _freed_update(j, ms, q, R, E, U, presc, ws, zeros, ww, cnt):
 
 
 @njit(**JIT)
-def _locked_update(k, ms, q, R, E, U, presc, ws, zeros, ww, cnt):
-    """Update the first ms contacts' Delassus matrix for the k coils ww.rows[:k]
-    locked, on the factorisation with them free (presc: them free): returns whether it
-    could. Each locked in turn takes a a^T / a_j off the inverse inertia, a its
-    response to a unit torque at j on the chain with the ones before locked (the
-    responses on the freer chain, made so one by one): k responses."""
-    nj = q.shape[0]
-    top = ww.delassus.shape[0] - 3
-    if top - k - 1 < 2 * ms:
-        return False
-    tau = ww.response[top - 1]
-    for j in range(nj):
-        tau[j] = 0.0
-    for i in range(k):
-        j = ww.rows[i]
-        a = ww.response[top - 2 - i]
-        tau[j] = 1.0
-        respond(tau, presc, zeros, ww.loads, ws, a, ww.joint_impulse)
-        tau[j] = 0.0
-        cnt.evaluations += 1
-        for i2 in range(i):  # the ones before locked
-            b = ww.response[top - 2 - i2]
-            jb = ww.rows[i2]
-            f = a[jb] / b[jb]
-            for j2 in range(nj):
-                a[j2] -= f * b[j2]
-        amax = 0.0
-        for j2 in range(nj):
-            amax = max(amax, abs(a[j2]))
-        if not a[j] > 1e-12 * amax:
-            return False
-    u = ww.lcp_rhs
-    D = ww.delassus
-    for i in range(k):
-        a = ww.response[top - 2 - i]
-        aj = a[ww.rows[i]]
-        basis_rates(0, ms, a, q, R, E, U, ww, u)
-        for c in range(ms):
-            for r in range(2 * c, 2 * c + 2):
-                if r == 2 * c and ww.combined[c]:
-                    ar = (u[r] - ww.slide[c] * ww.mu[c] * u[r + 1]) / aj
-                else:
-                    ar = u[r] / aj
-                for s2 in range(2 * ms):
-                    D[r, s2] -= ar * u[s2]
-    return True
-
-
-@njit(**JIT)
 def _added_rows(old, ms, q, R, E, U, presc, ws, zeros, ww, cnt):
     """Contacts old .. ms - 1 added to a Delassus matrix of the first `old` contacts on
     the same factorisation: their rows from their own responses (plain: their normal
@@ -553,12 +504,10 @@ def locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus,
     cycled = False  # a coil freed with others closed again
     pivots = 0
     # what the last round leaves to reuse: KEEP_NONE, KEEP_ADDED (the same locked coils,
-    # contacts added: its factorisation and rows), KEEP_FREED (coil `gone` freed alone:
-    # its rows, updated) or KEEP_LOCKED (the nlock coils ww.rows[:nlock] locked: its
-    # rows, downdated on its factorisation), and its contact count
+    # contacts added: its factorisation and rows) or KEEP_FREED (coil `gone` freed
+    # alone: its rows, updated), and its contact count
     keep = KEEP_NONE
     gone = -1
-    nlock = 0
     old = 0
     for _round in range(MAX_LOCKED):
         for j in range(nj):
@@ -571,19 +520,15 @@ def locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus,
         else:
             for j in range(BASE):
                 presc[j] = True
-        ms, same = _outermost(m, presc, R, E, U, ww, old)
-        if not same:
-            keep = KEEP_NONE
-        if keep == KEEP_LOCKED:  # the old rows downdated on the old factorisation
-            for i in range(nlock):
-                presc[ww.rows[i]] = False
-            if not _locked_update(nlock, old, q, R, E, U, presc, ws, zeros, ww, cnt):
-                keep = KEEP_NONE
-            for i in range(nlock):
-                presc[ww.rows[i]] = True
         if keep != KEEP_ADDED:
             factor(q, presc, arm, par.mass, par.inertia, R, E, U, ws)
             cnt.evaluations += 1
+        ms, same = _outermost(m, presc, R, E, U, ww, old)
+        if keep == KEEP_ADDED and not same:  # (cannot happen: needed contacts only grow)
+            factor(q, presc, arm, par.mass, par.inertia, R, E, U, ws)
+            cnt.evaluations += 1
+        if not same:
+            keep = KEEP_NONE
         nb = 2 * ms
         # the motion with the locked coils at their targets and no world impulse
         respond(zeros, presc, dvp, loads, ws, vplus, lam)
@@ -692,14 +637,10 @@ def locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus,
         # fifty coils pulling at once: one a round does not end.) A coil freed alone
         # that pulls again after closing again is a cycle of its own: the whole LCP.
         if closing > 0:
-            nlock = 0
             for j in range(j0, nj):
                 if not act[j] and ww.in_rows[j]:
                     act[j] = True
                     cycled = cycled or ww.freed[j] == FREED_TOGETHER
-                    ww.rows[nlock] = j
-                    nlock += 1
-            keep = KEEP_LOCKED
         elif worst < 0:  # only contacts left out closed: solve again with them
             keep = KEEP_ADDED
             continue

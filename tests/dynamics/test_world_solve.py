@@ -1,8 +1,7 @@
 """The locked solve's pieces (docs/solver.md, "The contact solve: closed coils locked"):
 guessed sliding contacts give an answer of the whole friction LCP, and the Delassus
 matrix from wrench responses per rigid part, updated for a coil freed, or grown by
-contacts added, or downdated for coils locked, is the one from a response per
-direction."""
+contacts added, is the one from a response per direction."""
 
 import numpy as np
 import pytest
@@ -16,7 +15,6 @@ from slinky3d.dynamics.world_solve import (
     _added_rows,
     _delassus,
     _freed_update,
-    _locked_update,
     _outermost,
     _solve,
     basis_rates,
@@ -167,28 +165,3 @@ def test_a_freed_coils_update_and_added_contacts_give_the_fresh_matrix(stack, gu
     _added_rows(old, ms, q, R, E, U, freer, ws, zeros, ww, cnt)
     assert not ww.combined[old]
     _agrees(ww, ms, want, guess)
-
-
-def test_coils_locked_downdate_the_freer_matrix_to_the_locked_one(stack):
-    """Two coils inside a part with contacts freed, the matrix there computed, then
-    both locked again by their responses on that factorisation: the locked matrix."""
-    s, q, presc, ms = stack
-    ww, fw, par = s.world_work, s.work.forces, s.par
-    R, E, U, ws = par["radius"], fw.ends, fw.bar_axes, ww.factored
-    zeros = np.zeros(q.shape[0])
-    bars = ww.bar[:ms]
-    js = [int(BASE + bars.min() + 1), int(BASE + bars.min() + 2)]
-    assert all(presc[j] for j in js) and js[1] - BASE < bars.max()
-    want = _plain(s, q, presc, ms)
-    freer = presc.copy()
-    freer[js] = False
-    m = int(ww.state[1])
-    assert _outermost(m, freer, R, E, U, ww, ms)[1]  # the freer chain's parts
-    ww.slide[:ms] = 1.0
-    cnt = np.zeros(1, COUNTERS)[0]
-    factor(q, freer, fw.armature, par["mass"], par["inertia"], R, E, U, ws)
-    _delassus(ms, q, R, E, U, freer, ws, zeros, ww, cnt)
-    ww.rows[:2] = js
-    assert _locked_update(2, ms, q, R, E, U, freer, ws, zeros, ww, cnt)
-    _agrees(ww, ms, want, 1.0)
-    assert _outermost(m, presc, R, E, U, ww, ms) == (ms, True)  # the fixture's again
