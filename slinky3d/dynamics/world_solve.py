@@ -25,6 +25,7 @@ MAX_LOCKED = 24  # active sets the locked solve tries before the full LCP takes 
 SINGLE_ROUNDS = 4  # rounds that free one pulling coil each, before all are freed at once
 PULLING_MANY = 16  # coils pulling at once that are freed together (after SINGLE_ROUNDS)
 FREED_TOGETHER, FREED_ALONE = 1, 2  # how locked_solve freed a coil (ww.freed; 0: not)
+KEEP_NONE, KEEP_ADDED, KEEP_FREED = 0, 1, 2  # what a round of locked_solve reuses
 TOUCH = 1e-6  # m: a contact this near (a point resting on the surface) is always solved
 GAP_TOL = 1e-10  # m: how far a contact left out of the solve may close past its target
 SLIDE_GUESS = 1e-3  # m/s: a contact sliding faster than this with no world impulse is
@@ -287,8 +288,9 @@ def _swap(a, b, ww):
 
 
 @njit(**JIT)
-def _outermost(m, presc, R, E, U, ww):
-    """Put first the contacts the solve needs; returns how many. Contacts on one rigid
+def _outermost(m, presc, R, E, U, ww, stay):
+    """Put first the contacts the solve needs; returns how many, and whether the first
+    `stay` contacts are among them and kept their places. Contacts on one rigid
     part (bars joined by prescribed joints) with one normal act on it only through the
     two outermost along their tangent: the normal impulses of the others add no wrench
     those two cannot give, and their friction acts along the same line. The others
@@ -323,12 +325,15 @@ def _outermost(m, presc, R, E, U, ww):
             if sd > sc or (sd == sc and d > c):
                 above = True
         ww.kept[c] = not (below and above)
+    same = True
+    for c in range(min(stay, m)):
+        same = same and ww.kept[c]
     keep = 0
     for c in range(m):
         if ww.kept[c]:
             _swap(keep, c, ww)
             keep += 1
-    return keep
+    return keep, same
 
 
 @njit(**JIT)
@@ -415,6 +420,58 @@ def _delassus(ms, q, R, E, U, presc, ws, zeros, ww, cnt):
 
 
 @njit(**JIT)
+def _freed_update(j, ms, q, R, E, U, presc, ws, zeros, ww, cnt):
+    """Update the first ms contacts' Delassus matrix (ww.delassus[:2ms, :2ms]) for
+    coil j freed, on the factorisation with j free: returns whether it could. With
+    a = Mh'^-1 e_j the response to a unit torque at j on the freer chain, locking j
+    again takes a a^T / a_j off Mh'^-1, so the freer chain's rows are the locked
+    ones plus (G a)(G a)^T / a_j: one response instead of two a contact."""
+    nj = q.shape[0]
+    top = ww.delassus.shape[0] - 3
+    tau = ww.response[top - 1]  # spare rows: the unit torque and its response
+    a = ww.response[top - 2]
+    for k in range(nj):
+        tau[k] = 0.0
+    tau[j] = 1.0
+    respond(tau, presc, zeros, ww.loads, ws, a, ww.joint_impulse)
+    tau[j] = 0.0
+    cnt.evaluations += 1
+    aj = a[j]
+    if not aj > 0.0:
+        return False
+    u = ww.lcp_rhs  # G a (rebuilt by the next _solve_once)
+    basis_rates(0, ms, a, q, R, E, U, ww, u)
+    D = ww.delassus
+    for c in range(ms):
+        for r in range(2 * c, 2 * c + 2):
+            if r == 2 * c and ww.combined[c]:  # the guessed direction n - s mu t
+                ar = (u[r] - ww.slide[c] * ww.mu[c] * u[r + 1]) / aj
+            else:
+                ar = u[r] / aj
+            for s2 in range(2 * ms):
+                D[r, s2] += ar * u[s2]
+    return True
+
+
+@njit(**JIT)
+def _added_rows(old, ms, q, R, E, U, presc, ws, zeros, ww, cnt):
+    """Contacts old .. ms - 1 added to a Delassus matrix of the first `old` contacts on
+    the same factorisation: their rows from their own responses (plain: their normal
+    and tangent), the old rows' new columns from those by symmetry."""
+    D = ww.delassus
+    for c in range(old, ms):
+        _directions(c, ms, q, R, E, U, presc, ws, zeros, ww, cnt)
+    for c in range(old):
+        n = 2 * c
+        for s2 in range(2 * old, 2 * ms):
+            if ww.combined[c]:  # row 2c: the direction n - s mu t
+                D[n, s2] = D[s2, n] - ww.slide[c] * ww.mu[c] * D[s2, n + 1]
+            else:
+                D[n, s2] = D[s2, n]
+                D[n + 1, s2] = D[s2, n + 1]
+
+
+@njit(**JIT)
 def locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus, cnt):
     """The step's impulses with the closed coils locked: returns whether it found them.
 
@@ -446,6 +503,12 @@ def locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus,
         ww.freed[j] = 0
     cycled = False  # a coil freed with others closed again
     pivots = 0
+    # what the last round leaves to reuse: KEEP_NONE, KEEP_ADDED (the same locked coils,
+    # contacts added: its factorisation and rows) or KEEP_FREED (coil `gone` freed
+    # alone: its rows, updated), and its contact count
+    keep = KEEP_NONE
+    gone = -1
+    old = 0
     for _round in range(MAX_LOCKED):
         for j in range(nj):
             presc[j] = act[j]
@@ -457,9 +520,15 @@ def locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus,
         else:
             for j in range(BASE):
                 presc[j] = True
-        factor(q, presc, arm, par.mass, par.inertia, R, E, U, ws)
-        cnt.evaluations += 1
-        ms = _outermost(m, presc, R, E, U, ww)
+        if keep != KEEP_ADDED:
+            factor(q, presc, arm, par.mass, par.inertia, R, E, U, ws)
+            cnt.evaluations += 1
+        ms, same = _outermost(m, presc, R, E, U, ww, old)
+        if keep == KEEP_ADDED and not same:  # (cannot happen: needed contacts only grow)
+            factor(q, presc, arm, par.mass, par.inertia, R, E, U, ws)
+            cnt.evaluations += 1
+        if not same:
+            keep = KEEP_NONE
         nb = 2 * ms
         # the motion with the locked coils at their targets and no world impulse
         respond(zeros, presc, dvp, loads, ws, vplus, lam)
@@ -470,9 +539,22 @@ def locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus,
         for c in range(ms):
             ww.target[2 * c] = -max(ww.gap[c], 0.0) / h
             ww.target[2 * c + 1] = 0.0
+            if keep != KEEP_NONE:  # the rows kept keep their guesses (_solve checks
+                if c >= old:  # them); the contacts added come in plain
+                    ww.slide[c] = 0.0
+                continue
             ut = ww.free_rate[2 * c + 1]  # sliding fast: guessed to go on sliding
             ww.slide[c] = 0.0 if abs(ut) < SLIDE_GUESS else math.copysign(1.0, ut)
-        _delassus(ms, q, R, E, U, presc, ws, zeros, ww, cnt)
+        if keep == KEEP_FREED and not _freed_update(gone, old, q, R, E, U, presc, ws,
+                                                    zeros, ww, cnt):
+            keep = KEEP_NONE
+            for c in range(ms):
+                ut = ww.free_rate[2 * c + 1]
+                ww.slide[c] = 0.0 if abs(ut) < SLIDE_GUESS else math.copysign(1.0, ut)
+        if keep == KEEP_NONE:
+            _delassus(ms, q, R, E, U, presc, ws, zeros, ww, cnt)
+        else:
+            _added_rows(old, ms, q, R, E, U, presc, ws, zeros, ww, cnt)
         for r in range(nb):  # symmetric but for round-off (a guessed row is no basis row)
             if ww.combined[r // 2]:
                 continue
@@ -519,10 +601,13 @@ def locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus,
                 if un < -max(ww.gap[c], 0.0) / h - GAP_TOL / h:
                     ww.needed[c] = True
                     nv += 1
+        keep = KEEP_NONE
+        old = ms
         if not rigid:
             if nv == 0:
                 ww.state[3] = pivots
                 return True
+            keep = KEEP_ADDED
             continue
         lmax = 0.0
         for j in range(j0, nj):
@@ -557,12 +642,15 @@ def locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus,
                     act[j] = True
                     cycled = cycled or ww.freed[j] == FREED_TOGETHER
         elif worst < 0:  # only contacts left out closed: solve again with them
+            keep = KEEP_ADDED
             continue
         elif _round + 1 < SINGLE_ROUNDS or cycled or pulling < PULLING_MANY:
             if ww.freed[worst] == FREED_ALONE:
                 break
             act[worst] = False
             ww.freed[worst] = FREED_ALONE
+            keep = KEEP_FREED
+            gone = worst
         else:
             for j in range(j0, nj):
                 if act[j] and lam[j] < -1e-9 * lmax:
