@@ -60,7 +60,9 @@ def test_guessed_sliding_contacts_give_an_answer_of_the_whole_lcp(contacts, mu, 
     assert edge.min() >= -tol
     assert ((ut + beta) * np.maximum(lt, 0.0)).max() <= tol * (1.0 + ln.max())
     assert ((beta - ut) * np.maximum(-lt, 0.0)).max() <= tol * (1.0 + ln.max())
-    assert (edge * beta).max() <= tol * (1.0 + beta.max())
+    # a force times a rate, as the rows above: the rate's tolerance times the force's scale
+    # (beta's own scale let a nearly singular W, impulses ~1e5 and rates within tol, fail)
+    assert (edge * beta).max() <= tol * (1.0 + ln.max())
 
 
 @pytest.fixture(scope="module")
