@@ -125,8 +125,6 @@ def main() -> int:
                     help="the 3D picture always at full scale")
     ap.add_argument("--no-partial-redraw", action="store_true",
                     help="every frame drawn whole (the back buffer taken as not kept)")
-    ap.add_argument("--no-frame-pacing", action="store_true",
-                    help="frames at the display's rate even when the solver needs the CPU")
     ap.add_argument("--floor", action="store_true",
                     help="the steel Slinky let go onto its floor, then dragged along it "
                          "(contact at game speed: the real-time factor, frames behind)")
@@ -169,8 +167,7 @@ def repeat(args: argparse.Namespace) -> int:
             "--still-frames", str(args.still_frames)]
     argv += ["--compare"] * args.compare + ["--no-dynamic-resolution"] * \
         args.no_dynamic_resolution + ["--floor"] * args.floor + \
-        ["--no-partial-redraw"] * args.no_partial_redraw + \
-        ["--no-frame-pacing"] * args.no_frame_pacing
+        ["--no-partial-redraw"] * args.no_partial_redraw
     rows, load_start = [], os.getloadavg()[0]
     for k in range(args.runs):
         print(f"run {k + 1} of {args.runs}", flush=True)
@@ -213,7 +210,7 @@ def row_of(k: int, f: dict) -> dict:
 
 
 HERE = Path(__file__).resolve().parent
-FRAME_PACE_S = 1 / 60  # the app's frame interval (viewer/app/pacing.py FRAME_INTERVAL)
+FRAME_PACE_S = 1 / 60  # the app's frame interval (viewer/app/window.py FRAME_INTERVAL)
 
 
 def measure(args: argparse.Namespace, size: tuple[int, int]) -> dict | None:
@@ -247,7 +244,6 @@ def drag(args: argparse.Namespace, size: tuple[int, int]) -> dict | None:
     from slinky3d.runtime.simulation import Simulation
     from slinky3d.runtime.thread import SimThread
     from slinky3d.scene.loader import load
-    from slinky3d.viewer.app.pacing import FRAME_INTERVAL, FramePacer
     from slinky3d.viewer.app.window import Viewer
 
     sc = load(SCENE)
@@ -258,8 +254,6 @@ def drag(args: argparse.Namespace, size: tuple[int, int]) -> dict | None:
     v.ui.show_panel = True  # HUD and panel, as the target asks
     if args.no_partial_redraw:
         v.redraw.kept = False
-    if args.no_frame_pacing:
-        v.pacer = FramePacer(FRAME_INTERVAL, FRAME_INTERVAL)
 
     def solver_id() -> int:
         t = solver._thread
@@ -284,7 +278,6 @@ def drag(args: argparse.Namespace, size: tuple[int, int]) -> dict | None:
     v._render, v._overlay = timed("3d", render), timed("2d", overlay)  # type: ignore[method-assign]
 
     behind, asleep = [], []  # per frame: the solver behind real time; the Slinky asleep
-    spaced: list[bool] = []  # per frame: frames spaced out for the solver (pacing.py)
     duty: list[float] = []  # per frame: the solver thread's duty as published
 
     def timed_draw() -> None:
@@ -295,7 +288,6 @@ def drag(args: argparse.Namespace, size: tuple[int, int]) -> dict | None:
         draws.append((t0, time.perf_counter(), part["3d"], part["2d"], scale))
         behind.append(bool(v.shown.behind))
         asleep.append(bool(v.shown.slinkies[0].asleep))
-        spaced.append(v.pacer.giving_way)
         duty.append(float(v.shown.extra.get("duty", 0.0)))
 
     w.remove_handlers(on_draw=v.on_draw)
@@ -369,8 +361,6 @@ def drag(args: argparse.Namespace, size: tuple[int, int]) -> dict | None:
         "solver_thread_core_share": state["solver"] / wall,
         "ui_thread_core_share": state["ui"] / wall,
         "rollbacks": v.shown.rollbacks,
-        "frame_pacing": not args.no_frame_pacing,
-        "frames_spaced_share": float(np.mean(spaced[state["n0"]:state["n1"]])),
         "solver_duty": {f"p{q}": float(np.percentile(duty[state["n0"]:state["n1"]], q))
                         for q in (50, 95)},
     }
@@ -400,10 +390,8 @@ def drag(args: argparse.Namespace, size: tuple[int, int]) -> dict | None:
               f"factor 1.00, never behind)")
     print(f"  real-time factor {figures['real_time_factor']:.3f}; solver thread "
           f"{100 * figures['solver_thread_core_share']:.0f} % of a core, UI thread "
-          f"{100 * figures['ui_thread_core_share']:.0f} %; frames spaced out for the "
-          f"solver {100 * figures['frames_spaced_share']:.0f} % of the drag (its duty "
-          f"p50 {figures['solver_duty']['p50']:.2f}, p95 {figures['solver_duty']['p95']:.2f})"
-          + ("" if figures["frame_pacing"] else " (--no-frame-pacing)"))
+          f"{100 * figures['ui_thread_core_share']:.0f} %, its duty p50 "
+          f"{figures['solver_duty']['p50']:.2f}, p95 {figures['solver_duty']['p95']:.2f}")
     return figures
 
 

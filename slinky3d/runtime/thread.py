@@ -91,8 +91,8 @@ class SimThread:
         self._rate: deque[tuple[float, float]] = deque()
         self._simsec = 0.0  # simulated seconds stepped, over loads and resets
         # The share of wall time the real-time loop spends stepping, over the last
-        # duty_window (0: idle, 1: stepping without a pause, about to fall behind): the
-        # window lowers its frame rate when it nears 1 (viewer/app/pacing.py).
+        # duty_window (0: idle, 1: stepping without a pause), waits for Python's lock
+        # included: how near the solver is to falling behind (bench_app.py prints it).
         self.duty = 0.0
         self._busy = (0.0, time.perf_counter())  # (stepping s, since) of this window
         self._seen_rollbacks = 0

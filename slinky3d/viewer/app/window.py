@@ -44,7 +44,6 @@ from slinky3d.viewer.app.controls import Controls
 from slinky3d.viewer.app.impact_sound import ImpactSound
 from slinky3d.viewer.app.instant_replay import InstantReplay
 from slinky3d.viewer.app.lost_context import release_gl
-from slinky3d.viewer.app.pacing import FRAME_INTERVAL, FramePacer
 from slinky3d.viewer.app.phenomena import Phenomena
 from slinky3d.viewer.app.policy import Action, Policy
 from slinky3d.viewer.app.redraw import Redraw, back_buffer_kept
@@ -64,6 +63,7 @@ from slinky3d.viewer.overlay.panel import ApplyParams, ClosePanel, SaveScene, Sc
 from slinky3d.viewer.stage import stage_for
 
 MESSAGE_S = 5.0  # wall s a message stays up
+FRAME_INTERVAL = 1 / 60  # s between frames the window asks for
 FONT_PX = 22  # the overlay's font: readable from a metre away on a laptop
 MARKER_COLOUR = (1.0, 0.85, 0.3, 1.0)
 BAR_PX = 1.3  # the side view's bars, pixels across
@@ -118,7 +118,6 @@ class Viewer:
         self.redraw = Redraw(back_buffer_kept(self.window, self._screen))
         self.pictures = pictures_dir
         self._due = 0.0  # perf_counter s the next frame is due (run, _pace)
-        self.pacer = FramePacer()  # frames spaced out while the solver needs the CPU
         self._message_until = 0.0
         # the parts
         self.ui = UiState()
@@ -583,7 +582,7 @@ class Viewer:
 
     # -- loop ----------------------------------------------------------------------
     def _pace(self, dt: float) -> None:
-        """Draw a frame, then ask for the next on a grid of the pacer's interval: a late
+        """Draw a frame, then ask for the next on a fixed grid of FRAME_INTERVAL: a late
         wake-up (the OS, the solver thread holding the GIL) shortens the next wait
         instead of lengthening every period, as rescheduling from the wake-up would.
         What the frame's drawing does not catch (the buffer swap: a lost context raises
@@ -603,8 +602,7 @@ class Viewer:
         now = time.perf_counter()
         if self.resolution is not None and self._render_s is not None:
             self.resolution.update(self._render_s, now - start)
-        interval = self.pacer.update(float(self.shown.extra.get("duty", 0.0)))
-        self._due = max(self._due + interval, now)
+        self._due = max(self._due + FRAME_INTERVAL, now)
         pyglet.clock.schedule_once(self._pace, self._due - now)
 
     def run(self) -> int:
