@@ -198,7 +198,7 @@ def test_the_app_follows_a_dropped_slinky_to_the_floor(live):
     assert drop["low"] < drop["floor"] + 0.01 and not drop["held"]  # it landed
     for k, (left, top, right, bottom) in enumerate(drop["boxes"]):
         assert min(left, top, 1 - right, 1 - bottom) >= 0.05, k
-        assert bottom - top >= 0.1, k
+        assert bottom - top >= 0.1, (k, min(b - t for _, t, _, b in drop["boxes"]))
 
 
 @pytest.mark.slow

@@ -52,7 +52,6 @@ from slinky3d.viewer.app.views import OverlayViews, total_energy
 from slinky3d.viewer.camera import OrbitCamera, frame_snapshots
 from slinky3d.viewer.director import FOLLOW, Director
 from slinky3d.viewer.film.clips import Clips
-from slinky3d.viewer.gl.context import finish
 from slinky3d.viewer.gl.dynamic_resolution import ResolutionController
 from slinky3d.viewer.gl.renderer import Renderer
 from slinky3d.viewer.jobs import HEADLESS_HINT
@@ -394,8 +393,8 @@ class Viewer:
         self._render(snap, self._screen, self.render_scale, redraw)
         if self.resolution is not None:
             # A software rasterizer draws at the next flush: finish, so that the time
-            # measured is the picture's, not only the calls' (without Python's lock).
-            finish(self.ctx)
+            # measured is the picture's, not only the calls'.
+            self.ctx.finish()
             self._render_s = time.perf_counter() - start
         r = self.renderer
         # Where this frame drew again (None: everywhere), for the overlay to lay over.

@@ -3,10 +3,6 @@ uniforms set only when they change."""
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-from collections.abc import Callable
-from functools import cache
 from typing import Any, cast
 
 import moderngl
@@ -23,34 +19,6 @@ def headless_context() -> moderngl.Context:
             backend="egl", require=330)  # type: ignore[arg-type]
     except Exception as e:  # noqa: BLE001 - any failure here means "no GL"
         raise SlinkyError(f"cannot create a headless OpenGL context (EGL): {e}") from None
-
-
-@cache
-def _gl_finish() -> Callable[[], None] | None:
-    """glFinish from the system's libGL (GLVND dispatches it to the current context,
-    EGL's or a window's), or None where there is none."""
-    name = ctypes.util.find_library("GL")
-    try:
-        fn = ctypes.CDLL(name or "libGL.so.1").glFinish
-    except (OSError, AttributeError):
-        return None
-    fn.restype, fn.argtypes = None, []
-    return cast(Callable[[], None], fn)
-
-
-def finish(ctx: moderngl.Context) -> None:
-    """Wait until the context has drawn what it was given, letting other threads run.
-
-    moderngl holds Python's lock through its calls, and a software rasterizer draws at
-    the flush: `ctx.finish()` kept the solver thread (and a film's encoder) out for the
-    whole of a frame's rasterizing, 20-30 ms a frame. ctypes lets the lock go around a
-    foreign call, so the wait is spent without it; moderngl's own call where libGL
-    cannot be loaded."""
-    fn = _gl_finish()
-    if fn is None:
-        ctx.finish()
-    else:
-        fn()
 
 
 def track_dropped(ctx: moderngl.Context) -> None:

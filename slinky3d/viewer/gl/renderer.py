@@ -29,7 +29,7 @@ from slinky3d.scene.look import Look
 from slinky3d.viewer import coupling, helix, props
 from slinky3d.viewer.camera import OrbitCamera, corners
 from slinky3d.viewer.colour import LIGHT_DIR, floor_colours, lin
-from slinky3d.viewer.gl.context import finish, release_dropped, set_uniform, track_dropped
+from slinky3d.viewer.gl.context import release_dropped, set_uniform, track_dropped
 from slinky3d.viewer.gl.programs import program
 from slinky3d.viewer.gl.quality import Quality, choose_quality
 from slinky3d.viewer.rects import Rect, outside, overlap, pieces
@@ -407,7 +407,6 @@ class Renderer:
     def read(self) -> np.ndarray:
         """The last frame drawn into this renderer's own buffer, (h, w, 3) uint8, top row 0."""
         w, h = self.size
-        finish(self.ctx)  # the wait without Python's lock; the read is then a copy
         data = self._result.read(components=3, alignment=1)
         return np.frombuffer(data, np.uint8).reshape(h, w, 3)[::-1].copy()
 
@@ -415,7 +414,6 @@ class Renderer:
         """The same frame as the driver stores it: (h, w, 4) RGBA, bottom row first (no
         conversion to RGB in the driver, no flip: what an MP4 writer converts itself)."""
         w, h = self.size
-        finish(self.ctx)
         data = self._result.read(components=4, alignment=1)
         return np.frombuffer(data, np.uint8).reshape(h, w, 4)
 
