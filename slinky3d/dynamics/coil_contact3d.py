@@ -122,6 +122,18 @@ def _largest(x, n):
 
 
 @njit(**JIT)
+def _most_pulling(first, n, presc, c):
+    """The locked joint whose contact pulls hardest, past PULL of the largest (-1: none)."""
+    worst = -PULL * _largest(c, n)
+    pick = -1
+    for k in range(first, n):
+        if presc[k] and c[k] < worst:
+            worst = c[k]
+            pick = k
+    return pick
+
+
+@njit(**JIT)
 def _lock(mode, q, H, u, par0, first, w, cw):
     """Stop w.presc's joints by one impulse (zero restitution), releasing one at a time
     those whose contact would pull; u updated. Returns the kinetic energy it took,
@@ -130,12 +142,7 @@ def _lock(mode, q, H, u, par0, first, w, cw):
     c = cw[4]
     for _ in range(MAX_ROUNDS):
         _impulse(mode, q, H, u, par0, w, cw)
-        worst = -PULL * _largest(c, n)
-        pick = -1
-        for k in range(first, n):
-            if w.presc[k] and c[k] < worst:
-                worst = c[k]
-                pick = k
+        pick = _most_pulling(first, n, w.presc, c)
         if pick < 0:
             break
         w.presc[pick] = False
@@ -184,12 +191,7 @@ def set_contacts(mode, q, u, H, par, smin, touch, slow, w, cw):
         for j in range(3, q.shape[0]):
             w.vd[j] = w.jf[j] - w.tau[j]
         contacts(first, q, H, w.vd, w.frames, c)
-        worst = -PULL * _largest(c, n)
-        pick = -1
-        for k in range(first, n):
-            if w.presc[k] and c[k] < worst:
-                worst = c[k]
-                pick = k
+        pick = _most_pulling(first, n, w.presc, c)
         if pick >= 0:
             w.presc[pick] = False
             continue
