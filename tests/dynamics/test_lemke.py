@@ -39,7 +39,7 @@ def test_positive_definite_problems_are_solved(n, seed):
 @settings(max_examples=60, deadline=None)
 @given(st.integers(1, 6), st.integers(0, 10), st.floats(0.0, 2.0), st.integers(0, 2**32 - 1))
 def test_friction_problems_are_solved(contacts, joints, mu, seed):
-    """Stewart and Trinkle's planar friction LCP (world_solve._solve's layout): per
+    """Stewart and Trinkle's planar friction LCP (friction_lcp.solve's layout): per
     contact lam_n, lam_+, lam_-, beta; the sliding rate and the cone row."""
     rng = np.random.default_rng(seed)
     nb = joints + 2 * contacts

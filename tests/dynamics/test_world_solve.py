@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from slinky3d.dynamics.friction_lcp import solve
 from slinky3d.dynamics.impulse_response import factor, respond
 from slinky3d.dynamics.workspace import COUNTERS
 from slinky3d.dynamics.world_contact import new_world_work
@@ -16,7 +17,6 @@ from slinky3d.dynamics.world_solve import (
     _delassus,
     _freed_update,
     _outermost,
-    _solve,
     basis_rates,
 )
 from slinky3d.model.chain import BASE
@@ -41,7 +41,7 @@ def test_guessed_sliding_contacts_give_an_answer_of_the_whole_lcp(contacts, mu, 
     ww.mu[:contacts] = mu
     ww.slide[:contacts] = rng.choice([-1.0, 0.0, 1.0], size=contacts)
     for _ in range(contacts + 1):  # each round drops a wrong guess at least
-        if _solve(0, contacts, 1e-3, ww, cnt):
+        if solve(0, contacts, 1e-3, ww, cnt):
             break
     assert cnt["lcp_failures"] == 0
     lam = ww.impulse[:nb]

@@ -1,0 +1,192 @@
+"""The world contacts' small LCP on the locked chain, in Stewart and Trinkle's planar
+friction form (normal, +-tangent, a sliding slack per contact), with the contacts sliding
+fast guessed to slide on (one unknown at the cone's edge) and the answer checked
+against the whole problem (docs/solver.md, "The contact solve: closed coils locked").
+Its matrix comes from world_solve's responses; Lemke's method solves it."""
+
+from __future__ import annotations
+
+from numba import njit
+
+from slinky3d.dynamics.articulated_body import JIT
+from slinky3d.dynamics.lemke import lemke
+
+REGULARIZE = 1e-9  # relative: added to the Delassus diagonal (redundant contacts)
+RETRIES = 1  # solves again, more regularised, when Lemke's answer fails the check
+
+
+@njit(**JIT)
+def _rate_row(A, zi, ri, sign, nrow, m, ww):
+    """Fill row zi of the LCP matrix with sign times basis row ri's rate per unit of
+    each unknown (the columns of the layout in _layout). ww.delassus[k, ri] is row
+    ri's rate per unit impulse along direction k; a contact's row 2c holds its
+    guessed direction n - s mu t itself where ww.combined says so."""
+    D = ww.delassus
+    for j in range(nrow):
+        A[zi, j] = sign * D[j, ri]
+    for c in range(m):
+        zc = ww.zpos[c]
+        n = nrow + 2 * c
+        t = n + 1
+        s = ww.slide[c]
+        if ww.combined[c]:
+            A[zi, zc] = sign * D[n, ri]
+        elif s != 0.0:  # lam_t = -s mu lam_n
+            A[zi, zc] = sign * (D[n, ri] - s * ww.mu[c] * D[t, ri])
+        else:
+            A[zi, zc] = sign * D[n, ri]
+            A[zi, zc + 1] = sign * D[t, ri]
+            A[zi, zc + 2] = -sign * D[t, ri]
+            A[zi, zc + 3] = 0.0
+
+
+@njit(**JIT)
+def _layout(nrow, m, ww):
+    """Each contact's first unknown (ww.zpos): its normal impulse, then, unless it is
+    guessed sliding (ww.slide), lam_+, lam_- and the sliding slack. Returns the count."""
+    nz = nrow
+    for c in range(m):
+        ww.zpos[c] = nz
+        nz += 1 if ww.slide[c] != 0.0 else 4
+    return nz
+
+
+@njit(**JIT)
+def _solve_once(nrow, m, ww, cnt):
+    """Build the LCP over the coil impulses and the world contacts' unknowns (_layout)
+    from the basis Delassus matrix, solve it by Lemke's method and put the basis
+    impulses in ww.impulse (lam_t = lam_+ - lam_-, or -s mu lam_n where guessed
+    sliding). Returns the pivots, or -1 when no answer solved it."""
+    nb = nrow + 2 * m
+    nz = _layout(nrow, m, ww)
+    W = ww.delassus
+    A = ww.lcp
+    bq = ww.lcp_rhs
+    diag = 0.0
+    for r in range(nb):
+        diag = max(diag, W[r, r])
+    eps = REGULARIZE * diag
+    for i in range(nz):
+        for j in range(nz):
+            A[i, j] = 0.0
+    for r in range(nrow):
+        _rate_row(A, r, r, 1.0, nrow, m, ww)
+        A[r, r] += eps
+        bq[r] = ww.free_rate[r] - ww.target[r]
+    for c in range(m):
+        zc = ww.zpos[c]
+        n = nrow + 2 * c
+        t = n + 1
+        _rate_row(A, zc, n, 1.0, nrow, m, ww)
+        A[zc, zc] += eps
+        bq[zc] = ww.free_rate[n] - ww.target[n]
+        if ww.slide[c] != 0.0:
+            continue
+        _rate_row(A, zc + 1, t, 1.0, nrow, m, ww)
+        _rate_row(A, zc + 2, t, -1.0, nrow, m, ww)
+        A[zc + 1, zc + 1] += eps
+        A[zc + 2, zc + 2] += eps
+        A[zc + 1, zc + 3] = 1.0
+        A[zc + 2, zc + 3] = 1.0
+        bq[zc + 1] = ww.free_rate[t]
+        bq[zc + 2] = -ww.free_rate[t]
+        A[zc + 3, zc] = ww.mu[c]
+        A[zc + 3, zc + 1] = -1.0
+        A[zc + 3, zc + 2] = -1.0
+        bq[zc + 3] = 0.0
+    z = ww.lcp_z
+    pivots = -1
+    for attempt in range(RETRIES + 1):
+        if attempt > 0:  # a wrong answer (round-off on a near-singular matrix): again,
+            for c in range(-1, m):  # regularised a thousand times more
+                lo = 0 if c < 0 else ww.zpos[c]
+                hi = nrow if c < 0 else lo + (1 if ww.slide[c] != 0.0 else 3)
+                for i in range(lo, hi):  # not the cone rows (no diagonal)
+                    A[i, i] += 999.0 * eps
+        pivots = lemke(A, bq, nz, z, ww.tableau, ww.basis, ww.column, 4 * nz + 20)
+        # Lemke may end on a ray with z0 small but not zero where many contacts are
+        # redundant (a locked stack on its tread: a rank-3 Delassus matrix); an answer
+        # that solves the LCP is kept whatever the pivoting's own verdict
+        if _solves(A, bq, z, nz):
+            pivots = max(pivots, 0)
+            break
+        pivots = -1
+    for r in range(nrow):
+        ww.impulse[r] = z[r]
+    for c in range(m):
+        zc = ww.zpos[c]
+        ww.impulse[nrow + 2 * c] = z[zc]
+        if ww.slide[c] != 0.0:
+            ww.impulse[nrow + 2 * c + 1] = -ww.slide[c] * ww.mu[c] * z[zc]
+        else:
+            ww.impulse[nrow + 2 * c + 1] = z[zc + 1] - z[zc + 2]
+    return pivots
+
+
+@njit(**JIT)
+def solve(nrow, m, h, ww, cnt):
+    """The LCP (coil impulses, then per contact lam_n, lam_+, lam_-, beta: Stewart and
+    Trinkle's form) solved, its basis impulses in ww.impulse and its pivots in
+    ww.state[3] (-1: failed). Contacts guessed sliding (ww.slide = the sign of their
+    tangential rate, 0: no guess) enter with their friction at the cone's edge,
+    lam_t = -s mu lam_n: one unknown instead of four. Returns whether the answer
+    stands: a guessed contact pushing with its tangential rate against the guess is
+    no longer guessed (False: solve again, its rows of ww.delassus plain), and Lemke
+    failing with guesses drops them all. An answer with every guess held solves the
+    whole LCP (its slack beta = |u_t|) to the tolerance Lemke's own answers are held
+    to (_solves)."""
+    nb = nrow + 2 * m
+    p = _solve_once(nrow, m, ww, cnt)
+    ww.state[3] = p
+    guessed = False
+    for c in range(m):
+        guessed = guessed or ww.slide[c] != 0.0
+    if not guessed:
+        if p < 0:
+            cnt.lcp_failures += 1
+        return True
+    if p < 0:
+        for c in range(m):
+            ww.slide[c] = 0.0
+        return False
+    scale = 0.0  # the whole LCP's right-hand side, as _solves has it
+    for r in range(nb):
+        scale = max(scale, abs(ww.free_rate[r] - ww.target[r]))
+    tol = 1e-9 * (1.0 + scale)
+    D = ww.delassus
+    held = True
+    for c in range(m):
+        s = ww.slide[c]
+        n = nrow + 2 * c
+        if s == 0.0 or ww.impulse[n] <= 0.0:
+            continue
+        t = n + 1
+        ut = ww.free_rate[t]
+        for k in range(nrow):
+            ut += D[k, t] * ww.impulse[k]
+        for d in range(m):
+            nd = nrow + 2 * d
+            if ww.combined[d]:
+                ut += D[nd, t] * ww.impulse[nd]
+            else:
+                ut += D[nd, t] * ww.impulse[nd] + D[nd + 1, t] * ww.impulse[nd + 1]
+        if s * ut < -tol:
+            ww.slide[c] = 0.0
+            held = False
+    return held
+
+
+@njit(**JIT)
+def _solves(A, b, z, n):
+    """Whether z solves the LCP: w = A z + b >= 0 and w z = 0, to round-off."""
+    scale = 0.0
+    for i in range(n):
+        scale = max(scale, abs(b[i]))
+    tol = 1e-9 * (1.0 + scale)
+    for i in range(n):
+        w = b[i]
+        for j in range(n):
+            w += A[i, j] * z[j]
+        if w < -tol or abs(w * z[i]) > tol * (1.0 + abs(z[i])):
+            return False
+    return True
