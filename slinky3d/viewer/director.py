@@ -38,8 +38,8 @@ MARGIN = 1.2  # the goal's box fills 1 / MARGIN of the picture's height or width
 # draws back (smoothly), and it never needs more than 1 / HARD_KEEP (at once).
 KEEP, HARD_KEEP = 1.15, 1.03
 # 1/s of simulated time: the springs' rates, the target's (settles to 2 % in 0.3 s: it
-# keeps up with a fall) and the distance's (in 0.4 s)
-OMEGA, OMEGA_ZOOM = 20.0, 14.0
+# keeps up with a fall) and the distance's, as quick (a collapsing Slinky shrinks fast)
+OMEGA, OMEGA_ZOOM = 20.0, 20.0
 RATES = np.array([OMEGA, OMEGA, OMEGA, OMEGA_ZOOM])  # of target x, y, z, ln distance
 SLACK = 0.06  # the goal's box: the Slinkies' grown by this fraction of its size each side
 SHRINK = 0.75  # ... set again when the Slinkies' box is less than this fraction of it
