@@ -83,9 +83,9 @@ def start_xvfb(size: tuple[int, int]) -> subprocess.Popen | None:
     return proc
 
 
-def thread_cpu(tid: int) -> float:
-    """CPU seconds (user + system) of one thread of this process, from /proc."""
-    with open(f"/proc/self/task/{tid}/stat", encoding="ascii") as f:
+def cpu_seconds(stat: str) -> float:
+    """CPU seconds (user + system) of a thread or process, from its /proc stat file."""
+    with open(stat, encoding="ascii") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
@@ -128,6 +128,9 @@ def main() -> int:
     ap.add_argument("--floor", action="store_true",
                     help="the steel Slinky let go onto its floor, then dragged along it "
                          "(contact at game speed: the real-time factor, frames behind)")
+    ap.add_argument("--thread", action="store_true",
+                    help="the solver in a thread of the app's process (run --solver-thread), "
+                         "not its own process")
     ap.add_argument("--no-write", action="store_true", help="print only")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -153,6 +156,8 @@ def main() -> int:
 
 
 def result_name(args: argparse.Namespace) -> str:
+    if args.thread:
+        return "bench_app-thread" + "-floor" * args.floor
     if args.floor:
         return "bench_app-floor"
     if args.no_partial_redraw:
@@ -167,7 +172,7 @@ def repeat(args: argparse.Namespace) -> int:
             "--still-frames", str(args.still_frames)]
     argv += ["--compare"] * args.compare + ["--no-dynamic-resolution"] * \
         args.no_dynamic_resolution + ["--floor"] * args.floor + \
-        ["--no-partial-redraw"] * args.no_partial_redraw
+        ["--no-partial-redraw"] * args.no_partial_redraw + ["--thread"] * args.thread
     rows, load_start = [], os.getloadavg()[0]
     for k in range(args.runs):
         print(f"run {k + 1} of {args.runs}", flush=True)
@@ -241,6 +246,7 @@ def drag(args: argparse.Namespace, size: tuple[int, int]) -> dict | None:
     from pyglet.window import mouse
 
     from slinky3d.runtime.commands import LetGo
+    from slinky3d.runtime.process import SimProcess
     from slinky3d.runtime.simulation import Simulation
     from slinky3d.runtime.thread import SimThread
     from slinky3d.scene.loader import load
@@ -248,17 +254,20 @@ def drag(args: argparse.Namespace, size: tuple[int, int]) -> dict | None:
 
     sc = load(SCENE)
     Simulation(sc).step(1)  # the kernels compiled (or loaded from the cache) beforehand
-    solver = SimThread(sc)
+    solver = SimThread(sc) if args.thread else SimProcess(SimThread, sc, yield_to_solver=True)
     v = Viewer(sc, sc.look, sc.camera, size, quality=args.quality, source=solver,
                dynamic_resolution=not args.no_dynamic_resolution)
     v.ui.show_panel = True  # HUD and panel, as the target asks
     if args.no_partial_redraw:
         v.redraw.kept = False
 
-    def solver_id() -> int:
+    def solver_cpu() -> float:
+        """The solver's CPU seconds: its thread's, or its whole process's."""
+        if isinstance(solver, SimProcess):
+            return cpu_seconds(f"/proc/{solver.pid}/stat")
         t = solver._thread
         assert t is not None and t.native_id is not None, "the solver thread runs"
-        return t.native_id
+        return cpu_seconds(f"/proc/self/task/{t.native_id}/stat")
 
     w = v.window
     # Per on_draw: (start, end, 3D picture, 2D layer, scale), perf_counter s. The parts
@@ -293,7 +302,7 @@ def drag(args: argparse.Namespace, size: tuple[int, int]) -> dict | None:
     w.remove_handlers(on_draw=v.on_draw)
     w.push_handlers(on_draw=timed_draw)
     state: dict = {"phase": "warm", "t0": None}
-    ui_tid = threading.get_native_id()
+    ui_stat = f"/proc/self/task/{threading.get_native_id()}/stat"
 
     def script(dt: float) -> None:
         now = time.perf_counter()
@@ -311,15 +320,15 @@ def drag(args: argparse.Namespace, size: tuple[int, int]) -> dict | None:
             w.dispatch_event("on_mouse_motion", *state["xy"], 0, 0)
             w.dispatch_event("on_mouse_press", *state["xy"], mouse.LEFT, 0)
             state.update(phase="drag", start=now, last=state["xy"], snap0=v.shown.t,
-                         solver=thread_cpu(solver_id()),
-                         ui=thread_cpu(ui_tid), n0=len(draws))
+                         solver=solver_cpu(),
+                         ui=cpu_seconds(ui_stat), n0=len(draws))
         elif state["phase"] == "drag":
             s = now - state["start"]
             if s >= args.seconds:
                 w.dispatch_event("on_mouse_release", *state["last"], mouse.LEFT, 0)
                 state.update(phase="done", end=now, snap1=v.shown.t,
-                             solver=thread_cpu(solver_id()) - state["solver"],
-                             ui=thread_cpu(ui_tid) - state["ui"], n1=len(draws))
+                             solver=solver_cpu() - state["solver"],
+                             ui=cpu_seconds(ui_stat) - state["ui"], n1=len(draws))
                 pyglet.clock.schedule_once(lambda dt: w.close(), 0.2)
                 return
             x0, y0 = state["xy"]
@@ -361,6 +370,8 @@ def drag(args: argparse.Namespace, size: tuple[int, int]) -> dict | None:
         "solver_thread_core_share": state["solver"] / wall,
         "ui_thread_core_share": state["ui"] / wall,
         "rollbacks": v.shown.rollbacks,
+        "solver_in": "process" if isinstance(solver, SimProcess) else "thread",
+        "yielded_to_solver": isinstance(solver, SimProcess) and solver.yielded,
         "solver_duty": {f"p{q}": float(np.percentile(duty[state["n0"]:state["n1"]], q))
                         for q in (50, 95)},
     }
@@ -391,7 +402,9 @@ def drag(args: argparse.Namespace, size: tuple[int, int]) -> dict | None:
     print(f"  real-time factor {figures['real_time_factor']:.3f}; solver thread "
           f"{100 * figures['solver_thread_core_share']:.0f} % of a core, UI thread "
           f"{100 * figures['ui_thread_core_share']:.0f} %, its duty p50 "
-          f"{figures['solver_duty']['p50']:.2f}, p95 {figures['solver_duty']['p95']:.2f}")
+          f"{figures['solver_duty']['p50']:.2f}, p95 {figures['solver_duty']['p95']:.2f}; "
+          f"solver in a {figures['solver_in']}"
+          + (", the app yielded the CPU to it" if figures["yielded_to_solver"] else ""))
     return figures
 
 

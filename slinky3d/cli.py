@@ -118,6 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--log-state", type=Path, metavar="FILE.npz",
                      help="on exit, write the session (trajectory and the timed command "
                           "log) for `slinky3d replay`")
+    _add_solver_thread_option(run)
     _add_resolution_option(run)
     _add_window_test_options(run)
     run.set_defaults(func=cmd_run)
@@ -130,6 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help=f"window size (default {DEFAULT_SIZE})")
     rep.add_argument("--quality", choices=(AUTO, *QUALITY), default=AUTO,
                      help=f"{AUTO} (default): 'software' on a CPU rasterizer, else 'gpu'")
+    _add_solver_thread_option(rep)
     _add_resolution_option(rep)
     _add_window_test_options(rep)
     rep.set_defaults(func=cmd_replay)
@@ -229,6 +231,12 @@ def _int(lo: int, hi: int, what: str):
         return v
 
     return parse
+
+
+def _add_solver_thread_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--solver-thread", action="store_true",
+                   help="step the solver in a thread of the app's process instead of a "
+                        "process of its own (slower where the picture is drawn on the CPU)")
 
 
 def _add_resolution_option(p: argparse.ArgumentParser) -> None:

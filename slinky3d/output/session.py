@@ -21,6 +21,7 @@ from slinky3d.model.chain import BASE
 from slinky3d.output import DEFAULT_FPS, REALTIME
 from slinky3d.output.recording import params_json
 from slinky3d.output.trajectory import save, suffix
+from slinky3d.runtime.process import SimProcess
 from slinky3d.runtime.session import Session, from_thread, session_from_json, session_json
 from slinky3d.runtime.simulation import Simulation
 from slinky3d.runtime.thread import SimThread
@@ -60,12 +61,18 @@ def sampled(session: Session, fps: float = DEFAULT_FPS) -> tuple[dict[str, Any],
     return data, sim.state_hash()
 
 
-def save_session(path: str | Path, source: SimThread | Session,
+def save_session(path: str | Path, source: SimThread | SimProcess | Session,
                  fps: float = DEFAULT_FPS) -> Path:
-    """Write a session (of a solver thread, paused first if it runs; or a Session) with
+    """Write a session (of a solver thread or process, paused first if it runs; or a
+    Session) with
     its trajectory sampled by replaying it offline. Raises SlinkyError if that replay
     does not end on the run's final state (it always should)."""
-    session = from_thread(source) if isinstance(source, SimThread) else source
+    if isinstance(source, SimProcess):
+        session = source.session()
+    elif isinstance(source, SimThread):
+        session = from_thread(source)
+    else:
+        session = source
     data, final = sampled(session, fps)
     if session.final_hash and final != session.final_hash:
         raise SlinkyError(f"{path}: the session's replay did not reproduce its final state")

@@ -1,10 +1,11 @@
-"""The viewer's Source protocol: the solver thread, a logged session played again and
-the tests' stand-in all implement every member of it."""
+"""The viewer's Source protocol: the solver thread, the solver's process, a logged session
+played again and the tests' stand-in all implement every member of it."""
 
 import inspect
 
 from fakesource import StillSource
 
+from slinky3d.runtime.process import SimProcess
 from slinky3d.runtime.session import Session, SessionPlayer
 from slinky3d.runtime.source import Source
 from slinky3d.runtime.thread import SimThread
@@ -23,8 +24,9 @@ def test_every_source_implements_all_of_it():
     thread = SimThread(sc, realtime=False)
     player = SessionPlayer(Session(scene=sc, log=(), nsteps=10), realtime=False)
     still = StillSource(sc)
+    process = SimProcess(SimThread, sc, None, False)  # not started: no child
     assert {"latest_pair", "history", "send", "steps", "paused", "error"} <= members()
-    for source in (thread, player, still):
+    for source in (thread, player, still, process):
         assert isinstance(source, Source)
         for name in members():
             assert hasattr(source, name), (type(source).__name__, name)
@@ -32,3 +34,4 @@ def test_every_source_implements_all_of_it():
         assert first.t <= second.t
         assert len(source.history) >= 1
         assert source.error == "" and source.steps == 0
+    process.stop()

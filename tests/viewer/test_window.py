@@ -161,7 +161,7 @@ def test_real_keys_drive_the_held_base_and_escape_quits(display, tmp_path):
     try:
         found = xdotool("search", "--sync", "--name", "slinky3d", display=display, timeout=60)
         wid = found.stdout.split()[0]
-        time.sleep(1.5)  # the solver thread under way
+        time.sleep(3.0)  # the solver's process under way (it loads while the window opens)
         xdotool("windowfocus", "--sync", wid, display=display)
         xdotool("keydown", "Right", display=display)
         time.sleep(0.8)

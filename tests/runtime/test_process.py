@@ -1,0 +1,125 @@
+"""The solver in its own process: the same run as the thread's, its history and log
+relayed, a final session when it stops, and a clear error when the process dies."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+from runs import drive
+
+from slinky3d.errors import SlinkyError
+from slinky3d.output.session import load_session, save_session
+from slinky3d.runtime.commands import Grab, Move, Release, Reset, Step, replay
+from slinky3d.runtime.process import SimProcess
+from slinky3d.runtime.session import Session, SessionPlayer
+from slinky3d.runtime.source import Source
+from slinky3d.runtime.thread import SimThread
+from slinky3d.scene import loader
+
+SCRIPT = [(0, Grab(0, 75, (0.05, -0.1))), (40, Move(0, (0.3, 0.1))), (90, Release(0)),
+          (130, Grab(0, 30)), (131, Move(0, (-0.2, -0.3))), (160, Reset())]
+NSTEPS = 200
+
+
+@pytest.fixture(scope="module")
+def plastic():
+    return loader.load("hanging-plastic")
+
+
+@pytest.fixture(scope="module")
+def driven(plastic):
+    """A process driven through SCRIPT step by step, then stopped."""
+    p = SimProcess(SimThread, plastic, None, False)
+    assert isinstance(p, Source)
+    first = p.latest_pair()
+    p.start()
+    drive(p, SCRIPT, NSTEPS, timeout=120)
+    seen = dict(steps=p.steps, paused=p.paused, pair=p.latest_pair(), alive=p.alive,
+                history=p.history.snapshots(), log=list(p.log))
+    p.stop()
+    yield p, first, seen
+    p.stop()
+
+
+def test_a_process_run_is_the_threads(plastic, driven):
+    p, first, seen = driven
+    assert first[0].t == first[1].t == 0.0  # a picture before the child has started
+    assert seen["alive"] and seen["steps"] == NSTEPS and seen["paused"]
+    want = replay(plastic, SCRIPT, NSTEPS)
+    final = p.session()
+    assert not p.alive and final.nsteps == NSTEPS
+    assert final.final_hash == want.state_hash()
+    assert [(s, c) for s, c in final.log if not isinstance(c, Step)] == SCRIPT
+    assert list(p.log) == list(final.log) == seen["log"]
+
+
+def test_the_snapshots_and_history_come_across(plastic, driven):
+    _, _, seen = driven
+    th = SimThread(plastic, realtime=False)
+    th.start()
+    try:
+        drive(th, SCRIPT, NSTEPS)
+        prev, cur = th.latest_pair()
+        assert [s.t for s in seen["pair"]] == [prev.t, cur.t]
+        assert (seen["pair"][1].slinkies[0].ends == cur.slinkies[0].ends).all()
+        assert [s.t for s in seen["history"]] == [s.t for s in th.history.snapshots()]
+    finally:
+        th.stop()
+
+
+def test_a_session_saved_from_the_process_replays(plastic, tmp_path):
+    p = SimProcess(SimThread, plastic, None, False)
+    p.start()
+    try:
+        drive(p, SCRIPT[:3], 120, timeout=120)
+        path = save_session(tmp_path / "s.npz", p)  # paused first, as a thread is
+    finally:
+        p.stop()
+    s = load_session(path)
+    assert s.nsteps == 120
+    assert replay(plastic, s.log, s.nsteps).state_hash() == s.final_hash
+
+
+def test_a_session_player_runs_in_the_process(plastic):
+    session = Session(scene=plastic, log=tuple(SCRIPT[:2]), nsteps=60,
+                      final_hash=replay(plastic, SCRIPT[:2], 60).state_hash())
+    p = SimProcess(SessionPlayer, session, False)
+    p.start()
+    try:
+        p.send(Step(100))
+        assert p.drain(120)
+        assert p.steps == 60 and "bit-identical" in p.status
+    finally:
+        p.stop()
+
+
+def test_a_dead_process_is_an_error_not_a_hang(plastic):
+    p = SimProcess(SimThread, plastic, None, False)
+    p.start()
+    assert p.drain(120)
+    pid = p.pid
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while not p.error and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert p.error.startswith("the solver process ended unexpectedly")
+    assert "\n" not in p.error and p.paused
+    p.send(Step(10))  # taken, and nothing happens
+    assert not p.drain(1.0)
+    with pytest.raises(SlinkyError):
+        p.session()
+    t0 = time.monotonic()
+    p.stop()
+    assert time.monotonic() - t0 < 5.0 and not p.alive
+
+
+def test_never_started_stops_at_once(plastic):
+    p = SimProcess(SimThread, plastic)
+    p.stop()
+    p.start()  # after stop it stays stopped
+    assert not p.alive
+    assert p.session().nsteps == 0 and p.log == ()
