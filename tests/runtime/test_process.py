@@ -13,7 +13,7 @@ from runs import drive
 from slinky3d.errors import SlinkyError
 from slinky3d.output.session import load_session, save_session
 from slinky3d.runtime.commands import Grab, Move, Release, Reset, Step, replay
-from slinky3d.runtime.process import SimProcess
+from slinky3d.runtime.process import YIELD_NICE, SimProcess
 from slinky3d.runtime.session import Session, SessionPlayer
 from slinky3d.runtime.source import Source
 from slinky3d.runtime.thread import SimThread
@@ -123,3 +123,36 @@ def test_never_started_stops_at_once(plastic):
     p.start()  # after stop it stays stopped
     assert not p.alive
     assert p.session().nsteps == 0 and p.log == ()
+
+
+YIELD_SCRIPT = """
+import os, threading, time
+from slinky3d.runtime import process
+
+before = os.getpriority(os.PRIO_PROCESS, 0)
+p = process.SimProcess.__new__(process.SimProcess)  # only the yielding state
+p._yield, p.yielded, p._behind_since = True, False, None
+p._yield_when_behind(True)
+p._yield_when_behind(False)  # caught up: the clock starts again
+p._yield_when_behind(True)
+kept_up = (p.yielded, os.getpriority(os.PRIO_PROCESS, 0))
+time.sleep(process.YIELD_AFTER * 1.05)
+p._yield_when_behind(True)
+after = os.getpriority(os.PRIO_PROCESS, 0)
+later = []
+t = threading.Thread(target=lambda: later.append(os.getpriority(os.PRIO_PROCESS, 0)))
+t.start(); t.join()
+print(before, *kept_up, p.yielded, after, later[0])
+"""
+
+
+def test_the_app_yields_the_cpu_only_to_a_solver_behind():
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", YIELD_SCRIPT], capture_output=True, text=True,
+                         timeout=60, check=True).stdout.split()
+    before, kept_yielded, kept_nice, yielded, after, thread_later = out
+    assert kept_yielded == "False" and int(kept_nice) == int(before)
+    want = min(int(before) + YIELD_NICE, 19)
+    assert yielded == "True" and int(after) == want and int(thread_later) == want
