@@ -3,13 +3,15 @@
 Each case films the plastic Slinky's drop (drop-plastic) in 4x slow motion, in a fresh
 process so that its peak memory is its own. It first films the clip bare (drawn and read
 back as the recording reads it, the GL's RGBA rows, the frames dropped: the render's own cost),
-then records it to an MP4 (the encoder on its own thread, overlapping the rendering),
+then records it to an MP4 (the encoder in a process of its own, overlapping the rendering),
 REPEATS times each, alternated: the median wall time per frame of both and their ratio
 (the target: record at most 1.3x the bare render). Then, from one more recording: frames
 per second of wall time, how fast against real time (seconds of film per wall second),
-the share of the time the encoder takes, the peak resident memory (RSS), the resident
-memory's growth over the second half of the clip, and the peak of Python's own
-allocations (tracemalloc: numpy frames included, the GL driver's buffers not). Each size
+the share of the time the encoder takes, the peak resident memory (RSS) of the film's
+process and of the encoder's (forked from it: most of its pages are the film's), the
+resident memory's growth over the second half of the clip (both processes), and the
+peak of Python's own allocations (tracemalloc: numpy frames included, the GL driver's
+buffers not). Each size
 is filmed at every length of --lengths; the peak RSS at the shortest and the longest
 shows whether memory grows with the clip's length (it must not: frames are streamed).
 
@@ -30,6 +32,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import tracemalloc
 from pathlib import Path
@@ -68,10 +71,14 @@ class Drop:
 
 
 class Meter:
-    """A sink around the video writer: times the encoder and samples the RSS per frame."""
+    """A sink around the video writer, in the encoder's process: times the encoder and
+    samples that process's RSS per frame; at close it leaves its figures in `path` as
+    JSON for the bench's process to read."""
 
-    def __init__(self, inner: Any):
-        self.inner = inner
+    pixels = GL_ROWS  # as the writer's: the MP4 is still filmed alone, in its process
+
+    def __init__(self, inner: Any, path: Path):
+        self.inner, self.path = inner, path
         self.encode = 0.0
         self.rss: list[float] = []
 
@@ -85,6 +92,28 @@ class Meter:
         t = time.perf_counter()
         self.inner.close()
         self.encode += time.perf_counter() - t
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        self.path.write_text(json.dumps({"encode": self.encode, "rss": self.rss,
+                                         "peak": peak}))
+
+
+class RssSampler:
+    """This process's RSS sampled every few ms on a thread while a film is made."""
+
+    def __init__(self) -> None:
+        self.rss: list[float] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.005):
+            self.rss.append(rss_mib())
+
+    def stop(self) -> list[float]:
+        self._stop.set()
+        self._thread.join()
+        return self.rss
 
 
 def one(w: int, h: int, fps: int, seconds: float, quality: str) -> dict[str, Any]:
@@ -103,21 +132,27 @@ def one(w: int, h: int, fps: int, seconds: float, quality: str) -> dict[str, Any
             bare_ms.append(1e3 * b["wall"] / b["frames"])
             r = film(sc, seconds / SLOWMO, shot, lambda: [VideoWriter(out, (w, h), fps)])
             record_ms.append(1e3 * r["wall"] / r["frames"])
-        meter: list[Meter] = []
+        figures = Path(d) / "encoder.json"
 
         def sinks() -> list[Any]:
-            meter.append(Meter(VideoWriter(out, (w, h), fps)))
-            return meter
+            return [Meter(VideoWriter(out, (w, h), fps), figures)]
 
         tracemalloc.start()
         cpu0 = time.process_time()
+        kids0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        sampler = RssSampler()
         stats = film(sc, seconds / SLOWMO, shot, sinks)
-        cpu = time.process_time() - cpu0
+        rss = sampler.stop()
+        kids1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        # the bench's process and the encoder's (a child, waited for at the film's end)
+        cpu = time.process_time() - cpu0 + (kids1.ru_utime - kids0.ru_utime) + (
+            kids1.ru_stime - kids0.ru_stime)
         py_peak = tracemalloc.get_traced_memory()[1] / 2**20
         tracemalloc.stop()
         size = out.stat().st_size
-    m = meter[0]
+        m = json.loads(figures.read_text())
     n, wall = stats["frames"], stats["wall"]
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return {
         "size": f"{w}x{h}", "fps": fps, "clip_s": n / fps, "frames": n,
         "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
@@ -126,9 +161,13 @@ def one(w: int, h: int, fps: int, seconds: float, quality: str) -> dict[str, Any
         "record_over_bare": round(statistics.median(record_ms) / statistics.median(bare_ms),
                                   3),
         "frames_per_s": round(n / wall, 2), "x_real_time": round(n / fps / wall, 3),
-        "encode_share": round(m.encode / wall, 3),
-        "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-        "rss_growth_mib": round(m.rss[-1] - m.rss[len(m.rss) // 2], 1),
+        "encode_share": round(m["encode"] / wall, 3),
+        # the film's (drawing) process; the encoder's, forked from it, shares most of
+        # its pages (counted in both), so it is given apart
+        "peak_rss_mib": round(peak, 1),
+        "encoder_peak_rss_mib": round(m["peak"], 1),
+        "rss_growth_mib": round(rss[-1] - rss[len(rss) // 2]
+                                + m["rss"][-1] - m["rss"][len(m["rss"]) // 2], 1),
         "python_peak_mib": round(py_peak, 1), "file_kib": round(size / 1024),
         "renderer": stats["renderer"],
     }
@@ -192,7 +231,9 @@ def main() -> None:
             print(f"{row['size']:>9} {row['fps']:3d} fps, {row['clip_s']:5.1f} s of film: "
                   f"{row['frames_per_s']:6.2f} frames/s = {row['x_real_time']:5.2f}x real "
                   f"time (encoder {100 * row['encode_share']:.0f} %), peak RSS "
-                  f"{row['peak_rss_mib']:.0f} MiB (growth over the clip's 2nd half "
+                  f"{row['peak_rss_mib']:.0f} MiB (the encoder's "
+                  f"{row['encoder_peak_rss_mib']:.0f} MiB, shared mostly; growth over the "
+                  f"clip's 2nd half "
                   f"{row['rss_growth_mib']:+.1f} MiB), python peak "
                   f"{row['python_peak_mib']:.1f} MiB", flush=True)
         m = memory_growth(mine)

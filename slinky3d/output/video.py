@@ -2,14 +2,15 @@
 
 Nothing here draws: the frames come from the viewer (`viewer/film/filming.py`). A sink
 holds one frame at a time, so a clip of any length costs the same memory. MP4 is
-libx264, yuv420p, CRF 23 (preset veryfast, subme 1) through PyAV (its wheel bundles
-FFmpeg), fed the GL's rows converted here (output/yuv420.py) or RGB that libswscale
-converts; yuv420p halves the chroma resolution, so an MP4's width and height must be
-even.
+libx264, yuv420p, CRF 23 (preset ultrafast, its quality cuts put back) through PyAV
+(its wheel bundles FFmpeg), fed the GL's rows converted here (output/yuv420.py) or
+RGB that libswscale converts; yuv420p halves the chroma resolution, so an MP4's width
+and height must be even.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from fractions import Fraction
 from pathlib import Path
@@ -23,23 +24,27 @@ from slinky3d.output.paths import cannot_write, check_output
 MP4, GIF = ".mp4", ".gif"
 EXTENSIONS = (MP4, GIF)
 CRF = 23  # x264's default quality: visually clean at a modest size
-# x264's speed preset. CRF sets the quality; the preset trades encoding time for file
-# size. "veryfast" encodes about 2.5x faster than the default "medium" at a similar
-# size for these clips (smooth shading, a still background), and its 10-frame
-# lookahead keeps the encoder's memory small: on a 2-core machine the encoder shares
-# the CPU with the software rasterizer (docs/benchmarks.md, "Filming").
-PRESET = "veryfast"
-# Within it, subpixel motion refinement at level 1 (veryfast's is 2): measured on the
-# 720p drop film, x264's CPU a third lower for 5 % more bytes and the same picture
-# (PSNR against the frames drawn within 0.05 dB). "superfast" saved as much but, its
-# macroblock tree off, made the film 2.4x larger.
-X264_PARAMS = "subme=1"
+# x264's speed preset and its changes. CRF sets the quality; these trade encoding time
+# for file size. On a 2-core machine the encoder shares the CPU with the software
+# rasterizer, so the cheapest that keeps the picture: "ultrafast" (no motion refinement,
+# one reference, no B-frames) with three of its cuts put back, CABAC entropy coding, the
+# deblocking filter and the macroblock tree over a 10-frame lookahead, and adaptive
+# quantization. Measured on the 720p drop film (docs/recording.md, "The formats"):
+# x264's CPU half of veryfast-with-subme=1's, the PSNR within 0.05 dB, 27 % more bytes.
+PRESET = "ultrafast"
+X264_PARAMS = "cabac=1:deblock=1:mbtree=1:rc-lookahead=10:aq-mode=1"
 MAX_FPS = 240  # frames per second of a film; a player shows no more
 # The pixels a sink takes: (h, w, 3) RGB, top row first, or the GL's own rows, (h, w, 4)
 # RGBA bottom row first as glReadPixels returns them (no conversion or flip on the
 # drawing thread), which an MP4 turns into yuv420p itself (output/yuv420.py). A sink
 # says which in its `pixels` attribute; one that does not takes RGB.
 RGB, GL_ROWS = "rgb24", "gl-rgba"
+
+
+def encoder_threads() -> int:
+    """x264's threads: the cores beyond the two the drawing wants (one on a 2-core
+    machine, where more threads only fight the rasterizer for the same cores)."""
+    return max(1, (os.cpu_count() or 2) - 2)
 
 
 class FrameSink(Protocol):
@@ -92,6 +97,7 @@ class VideoWriter:
             stream = self._box.add_stream("libx264", rate=Fraction(fps))
             stream.pix_fmt = "yuv420p"
             stream.options = {"crf": str(CRF), "preset": PRESET, "x264-params": X264_PARAMS}
+            stream.thread_count = encoder_threads()
             # here, not at the top: the command line loads this module without numba
             from slinky3d.output.yuv420 import from_gl_rgba
 

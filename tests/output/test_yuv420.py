@@ -96,7 +96,9 @@ def test_a_films_decoded_frames_have_the_colours_of_the_rgb_path(tmp_path):
 
     class Mp4(VideoWriter):
         def write(self, frame: np.ndarray) -> None:
-            shapes[self.path.name].add(frame.shape)
+            # a file, not a set: an MP4 alone is written in a child process
+            with open(tmp_path / f"{self.path.name}.shapes", "a") as f:
+                f.write(" ".join(map(str, frame.shape)) + "\n")
             super().write(frame)
 
     def mp4(name: str) -> VideoWriter:
@@ -104,6 +106,9 @@ def test_a_films_decoded_frames_have_the_colours_of_the_rgb_path(tmp_path):
 
     filming.film(sc, 0.1, shot, lambda: [Rgb(), mp4("rgb.mp4")])
     filming.film(sc, 0.1, shot, lambda: [mp4("yuv.mp4")])
+    for name, seen in shapes.items():
+        lines = (tmp_path / f"{name}.shapes").read_text().split("\n")
+        seen.update(tuple(int(v) for v in line.split()) for line in lines if line)
     assert shapes == {"rgb.mp4": {(64, 96, 3)}, "yuv.mp4": {(64, 96, 4)}}
     old, new = decode(tmp_path / "rgb.mp4"), decode(tmp_path / "yuv.mp4")
     assert len(old) == len(new) == len(drawn) == 4

@@ -3,8 +3,9 @@
 No clock: each frame advances the simulation by exactly 1 / (fps x slowmo) simulated
 seconds, a whole number of solver steps, so nothing is dropped and two recordings are
 identical. One headless context and one renderer serve the whole clip; each frame is
-drawn, read back and handed to the sinks (`output/video.py`), which encode it on a
-thread of their own (`output/sink_thread.py`) while the next frame is made.
+drawn, read back and handed to the sinks (`output/video.py`), which encode it in a
+process of their own (an MP4: `output/sink_process.py`) or on a thread of their own
+(`output/sink_thread.py`) while the next frame is made.
 """
 
 from __future__ import annotations
@@ -28,8 +29,10 @@ from tqdm import tqdm  # type: ignore[import-untyped]  # no stubs shipped
 
 from slinky3d.dynamics.solver import warm_up
 from slinky3d.errors import SlinkyError, error_line, note, one_line
+from slinky3d.output import sink_process
 from slinky3d.output.paths import check_folder, check_writable
 from slinky3d.output.session import load_session
+from slinky3d.output.sink_process import SinkProcess
 from slinky3d.output.sink_thread import SinkThread
 from slinky3d.output.video import (
     GL_ROWS,
@@ -37,6 +40,7 @@ from slinky3d.output.video import (
     PngSequence,
     VideoWriter,
     check_out,
+    pixels_for,
     png_path,
 )
 from slinky3d.runtime.commands import replay
@@ -131,7 +135,13 @@ class Filmer:
     def __init__(self, scene: Scene, first: Snapshot, look: Look, shot: Shot,
                  sinks: list[FrameSink], total: int, progress: bool):
         self.look, self.shot = look, shot
-        thread = SinkThread(sinks)
+        # An MP4 alone is encoded in a process of its own (it would wait for Python's
+        # lock on a thread); PNGs and GIFs, and mixes, on a thread.
+        thread: SinkProcess | SinkThread
+        if sink_process.available() and pixels_for(sinks) == GL_ROWS:
+            thread = SinkProcess(sinks)
+        else:
+            thread = SinkThread(sinks)
         self.sinks: list[FrameSink] = [thread]
         # The GL's rows as they are when every sink takes them (an MP4 alone): the
         # encoder's thread converts them. The HUD is drawn on RGB.
