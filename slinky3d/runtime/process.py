@@ -37,6 +37,10 @@ from slinky3d.runtime.thread import SimThread
 
 YIELD_NICE = 10  # how much this process's threads yield the CPU to the solver's
 YIELD_AFTER = 1.0  # wall s the solver stays behind real time before they do
+# Behind means losing simulated time: the real-time factor below this share of the
+# time scale. The behind flag alone (a batch 20 ms late, held 0.5 s) rises now and then
+# in a drag the solver keeps up with, and yielding then only costs the picture frames.
+YIELD_BELOW = 0.95
 START_TIMEOUT = 120.0  # s for the child to answer a request (a first run compiles)
 STOP_TIMEOUT = 5.0  # s for the child to stop and send its final session
 
@@ -322,7 +326,9 @@ class SimProcess:
         self.error, self.status = s.error, s.status
         self._pair = s.pair
         if self._yield:
-            self._yield_when_behind(s.pair[1].behind)
+            snap = s.pair[1]
+            self._yield_when_behind(snap.behind
+                                    and snap.real_time_factor < YIELD_BELOW * s.scale)
 
     def _yield_when_behind(self, behind: bool) -> None:
         """The first time the solver stays behind real time for YIELD_AFTER s, this

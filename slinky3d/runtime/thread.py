@@ -62,7 +62,8 @@ class SimThread:
     """
 
     max_lag = 0.1  # wall s behind before the backlog is dropped (re-sync)
-    behind_lag = 0.02  # wall s behind that counts as not keeping up
+    behind_lag = 0.02  # wall s behind that counts as not keeping up...
+    behind_for = 0.1  # ...when it lasts this long (a late wake-up caught up at once does not)
     batch_wall = 1 / 60  # wall s of stepping at most between two publishes
     min_period = 1 / 500  # wall s between wake-ups at least (fast time scales batch)
     hold = 0.5  # s the behind flag stays up, so that it does not flicker
@@ -88,6 +89,7 @@ class SimThread:
         self._thread: threading.Thread | None = None
         self._sync: tuple[float, int] | None = None  # (wall, step) of the last re-sync
         self._behind_at = -math.inf
+        self._late_since: float | None = None  # wall s: the backlog over behind_lag since
         self._rate: deque[tuple[float, float]] = deque()
         self._simsec = 0.0  # simulated seconds stepped, over loads and resets
         # The share of wall time the real-time loop spends stepping, over the last
@@ -208,9 +210,14 @@ class SimThread:
             self._count_busy(now)
             if self._sync is None:  # a command inside the batch re-synced: start over
                 return
-            lag = (k0 + (time.perf_counter() - w0) / per - self._steps) * per
-            if self._sync[0] == w0 and lag > self.behind_lag:
-                self._behind_at = time.perf_counter()
+            t = time.perf_counter()
+            lag = (k0 + (t - w0) / per - self._steps) * per
+            if self._sync[0] != w0 or lag <= self.behind_lag:
+                self._late_since = None
+            elif self._late_since is None:
+                self._late_since = t
+            elif t - self._late_since >= self.behind_for:
+                self._behind_at = t
         w0, k0 = self._sync
         wake = max(w0 + (self._steps + 1 - k0) * per, now + self.min_period)
         wait = wake - time.perf_counter()

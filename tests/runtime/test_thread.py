@@ -175,6 +175,32 @@ def test_behind_drops_the_backlog(plastic, thread):
     assert th.latest_pair()[1].extra["duty"] < 0.5
 
 
+def test_a_late_batch_caught_up_at_once_is_not_behind(plastic, thread):
+    """A solver at twice real time woken 40 ms late once (the CPU taken by the picture)
+    ends its next batch still over 20 ms late and catches up in the one after: that is
+    keeping real time, and the HUD must not say otherwise."""
+    th = thread(realtime=False)
+    step = th.sim.step
+    late = [True]
+
+    def once_late(n=1):
+        if late[0] and th.steps > 20:
+            late[0] = False
+            time.sleep(0.04)
+        time.sleep(0.5 * th.sim.h * n)  # twice real time
+        step(n)
+
+    th.sim.step = once_late
+    th.realtime = True
+    th.send(Resume())
+    seen = []
+    for _ in range(60):
+        time.sleep(0.01)
+        seen.append(th.latest_pair()[1].behind)
+    assert not late[0]  # the late batch happened
+    assert not any(seen)
+
+
 def test_pause_and_single_step(plastic, thread):
     th = thread()
     time.sleep(0.05)
