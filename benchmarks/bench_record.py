@@ -9,7 +9,7 @@ REPEATS times each, alternated: the median wall time per frame of both and their
 per second of wall time, how fast against real time (seconds of film per wall second),
 the share of the time the encoder takes, the peak resident memory (RSS) of the film's
 process and of the encoder's (forked from it: most of its pages are the film's), the
-resident memory's growth over the second half of the clip (both processes), and the
+most the resident memory rose over the second half of the clip (both processes), and the
 peak of Python's own allocations (tracemalloc: numpy frames included, the GL driver's
 buffers not). Each size
 is filmed at every length of --lengths; the peak RSS at the shortest and the longest
@@ -97,6 +97,12 @@ class Meter:
                                          "peak": peak}))
 
 
+def rise(rss: list[float]) -> float:
+    """The most `rss` rose over its second half above its value halfway."""
+    mid = len(rss) // 2
+    return max(rss[mid:]) - rss[mid] if rss else 0.0
+
+
 class RssSampler:
     """This process's RSS sampled every few ms on a thread while a film is made."""
 
@@ -166,8 +172,9 @@ def one(w: int, h: int, fps: int, seconds: float, quality: str) -> dict[str, Any
         # its pages (counted in both), so it is given apart
         "peak_rss_mib": round(peak, 1),
         "encoder_peak_rss_mib": round(m["peak"], 1),
-        "rss_growth_mib": round(rss[-1] - rss[len(rss) // 2]
-                                + m["rss"][-1] - m["rss"][len(m["rss"]) // 2], 1),
+        # the most each process's RSS rose over the clip's second half (the film's
+        # process frees the frames' shared memory as it closes: its last sample is lower)
+        "rss_growth_mib": round(rise(rss) + rise(m["rss"]), 1),
         "python_peak_mib": round(py_peak, 1), "file_kib": round(size / 1024),
         "renderer": stats["renderer"],
     }
