@@ -92,3 +92,26 @@ def test_a_load_that_comes_and_goes_moves_the_scale_both_ways():
     low = play(ctrl, full_s=0.06, rest_s=0.003, frames=200)[-1]
     high = play(ctrl, full_s=0.004, rest_s=0.003, frames=200)[-1]
     assert low < 0.8 and high == MAX_SCALE
+
+
+def test_a_jittery_load_fits_its_slow_frames_not_only_its_mean():
+    """Frames that stray +-40 % (other work sharing the cores): the scale settles where
+    the slow frames fit the budget, lower than a steady load of the same mean asks."""
+    rng = np.random.default_rng(3)
+    fixed, full, rest = 0.003, 0.02, 0.004
+
+    def settle(noise: float) -> tuple[float, np.ndarray]:
+        ctrl = ResolutionController(BUDGET)
+        frames = []
+        for _ in range(800):
+            s = ctrl.scale
+            k = 1.0 + noise * rng.uniform(-1, 1)
+            render, other = (fixed + full * s * s) * k, rest * k
+            frames.append(render + other)
+            ctrl.update(render, render + other)
+        return ctrl.scale, np.array(frames[300:])
+
+    steady, _ = settle(0.0)
+    jittery, frames = settle(0.4)
+    assert jittery < steady - 0.05
+    assert np.percentile(frames, 95) <= BUDGET

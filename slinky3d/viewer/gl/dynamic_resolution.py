@@ -11,7 +11,10 @@ the scale, frame by frame:
   (the shadow pass, Python) make that estimate rise as s falls, so the scale only
   goes lower than it would have to; it never overshoots upward.
 * The 3D picture may take what the frame budget leaves after the rest of the frame
-  (the 2D layer, Python, the swap), also smoothed, times HEADROOM.
+  (the 2D layer, Python, the swap), also smoothed, times HEADROOM, less SPREAD times
+  the frames' smoothed deviation from their mean: the slow frames, not the average one,
+  must fit (where other work shares the cores a frame's time varies by a few ms, and
+  aimed at the mean a twentieth of the frames ran 4-5 ms over the budget).
 * Over that, the scale falls toward the scale that fits, at most DOWN_STEP a frame;
   well under it (BAND), it rises toward the scale that fits BAND of it, at most
   UP_STEP a frame, slower than it falls (a dropped frame shows, a sharper one hardly).
@@ -28,6 +31,7 @@ MIN_SCALE = 0.5  # below this the picture blurs more than a slow frame annoys
 MAX_SCALE = 1.0
 SMOOTHING = 0.15  # weight of a new measurement in the running estimates
 HEADROOM = 0.9  # share of the frame budget the whole frame aims at (timer jitter, swap)
+SPREAD = 2.0  # mean deviations kept free under the budget (about p95 for a normal spread)
 BAND = 0.75  # rise only when the 3D time is under this share of what it may take
 DOWN_STEP = 0.04  # most the scale falls in one frame (1 to 0.5 in 13 frames)
 UP_STEP = 0.01  # most it rises in one frame (0.5 to 1 in 50 frames)
@@ -44,11 +48,12 @@ class ResolutionController:
         self.scale = min(max(scale, MIN_SCALE), MAX_SCALE)
         self._unit: float | None = None  # smoothed 3D time at full scale, s
         self._rest: float | None = None  # smoothed time of the rest of the frame, s
+        self._dev = 0.0  # smoothed |a frame's time - what the estimates predicted|, s
 
     def allowed_s(self) -> float:
         """What the 3D picture may take per frame now, s."""
         rest = self._rest or 0.0
-        return max(HEADROOM * self.budget_s - rest, 0.0)
+        return max(HEADROOM * self.budget_s - rest - SPREAD * self._dev, 0.0)
 
     def update(self, render_s: float, frame_s: float) -> float:
         """One frame measured: its 3D picture took `render_s` at the current scale, the
@@ -56,6 +61,11 @@ class ResolutionController:
         s = self.scale
         unit = max(render_s, 0.0) / (s * s)
         rest = max(frame_s - render_s, 0.0)
+        if self._unit is not None and self._rest is not None:
+            # a frame's stray from what the estimates predicted at its own scale (a
+            # change of scale is no stray)
+            stray = abs(max(frame_s, 0.0) - (self._unit * s * s + self._rest))
+            self._dev = _blend(self._dev, stray)
         self._unit = unit if self._unit is None else _blend(self._unit, unit)
         self._rest = rest if self._rest is None else _blend(self._rest, rest)
         allowed = self.allowed_s()
