@@ -1,9 +1,10 @@
 // The Slinky: every half hoop a half turn of flat helical wire.
 // Instanced: the template holds one half turn in parameter space (s, a, b) and each
-// instance is one half hoop (midpoint C, bar direction u, bulge sign, position along,
+// instance is one half hoop (midpoint C, bar direction u, bulge b, position along,
 // impact flash 0..1: the coils that just hit light up for a moment; a tint: a display
 // colour and how much of it replaces the material's, e.g. the colour by stretch).
-// P(s) = C - R cos(s) u + sign R sin(s) z; the numpy twin is slinky3d.geometry.extrude.
+// P(s) = C - R cos(s) u + R sin(s) b (a planar Slinky's b = +-z); the numpy twin is
+// slinky3d.viewer.helix.extrude.
 // Defines: STEEL or PLASTIC picks the material (a branch on a uniform would run both
 // sides on a software rasterizer); PRECOMPUTED takes finished vertices instead (the
 // numpy-extrusion benchmark); DEPTH_ONLY is the shadow pass.
@@ -27,8 +28,10 @@ uniform vec3 eye;
 const float MIN_PIXELS = 0.9;
 in vec3 in_vert;   // s, a (radial -1..1), b (thickness -1..1)
 in vec2 in_face;   // outward face normal in the (radial, thickness) basis
-in vec4 in_hoop;   // per instance: Cx, Cy, ux, uy
-in vec3 in_hoop2;  // per instance: bulge sign, position along the Slinky (0..1), flash
+in vec3 in_hoop;   // per instance: C, the bar's midpoint
+in vec3 in_bar;    // per instance: u, the bar's unit direction
+in vec3 in_bulge;  // per instance: b, the unit bulge (toward the apex)
+in vec2 in_hoop2;  // per instance: position along the Slinky (0..1), flash
 in vec4 in_tint;   // per instance: display rgb, amount 0..1
 #endif
 
@@ -49,21 +52,22 @@ void main() {
     v_tint = vec4(0.0);
 #else
     float s = in_vert.x;
-    float sg = in_hoop2.x;
-    vec3 u = vec3(in_hoop.zw, 0.0);
-    // Thickness axis flips with the bulge: two mirror images keep the winding.
-    vec3 n = sg * vec3(-in_hoop.w, in_hoop.z, 0.0);
+    vec3 u = in_bar;
+    vec3 b = in_bulge;
+    // Thickness axis, the half hoop's plane's normal b x u: mirror images (a planar
+    // Slinky's alternate bulges) get mirrored axes, which keeps the winding.
+    vec3 n = cross(b, u);
     float cs = cos(s);
     float sn = sin(s);
-    vec3 radial = -cs * u + vec3(0.0, 0.0, sg * sn);
-    v_tangent = sn * u + vec3(0.0, 0.0, sg * cs);
-    vec3 centre = vec3(in_hoop.xy, 0.0) + R * radial;
+    vec3 radial = -cs * u + sn * b;
+    v_tangent = sn * u + cs * b;
+    vec3 centre = in_hoop + R * radial;
     float least = 0.5 * MIN_PIXELS * pixel_size * distance(centre, eye);
     v_pos = centre + max(half_width, least) * in_vert.y * radial
             + max(half_thick, least) * in_vert.z * n;
     v_normal = in_face.x * radial + in_face.y * n;
-    v_along = in_hoop2.y;
-    v_flash = in_hoop2.z;
+    v_along = in_hoop2.x;
+    v_flash = in_hoop2.y;
     v_tint = in_tint;
 #endif
     gl_Position = vp * vec4(v_pos, 1.0);

@@ -29,3 +29,27 @@ def point_line_distance(p, a, b):
     d = (b - a) / np.linalg.norm(b - a)
     r = p - a
     return np.abs(r[..., 0] * d[1] - r[..., 1] * d[0])
+
+
+def snapshot3d(sl, x, frames):
+    """`sl` with the 3D pose (x, frames) of chain3d: its end points and bulges."""
+    from dataclasses import replace
+
+    from slinky3d.model import chain3d
+
+    return replace(sl, ends=chain3d.end_points(x, frames, sl.R), bulge=frames[:, :, 1])
+
+
+def swung(sl):
+    """The planar state of `sl` turned, twisted and opened out of its plane: every half
+    hoop's frame rotated by its own small rotation, then chained again (chain3d)."""
+    from slinky3d.model import chain3d
+
+    q = np.r_[sl.ends[0], 0.0, sl.theta]
+    # phi_A: the holder's angle, whence the first bar's d_1 = -(cos, sin)(phi_A + theta_1)
+    q[2] = np.arctan2(*(sl.ends[1] - sl.ends[0])[::-1]) - sl.theta[0] - np.pi
+    x, frames, _ = chain3d.from_planar(q, sl.R)
+    rng = np.random.default_rng(5)
+    turn = chain3d.turn_about_vertical(0.7)
+    out = np.array([turn @ f @ chain3d.exp_map(0.2 * rng.standard_normal(3)) for f in frames])
+    return turn @ x, out

@@ -31,11 +31,14 @@ class SlinkySnapshot:
     """One Slinky at one instant, in world metres (x right, y up, z toward the viewer).
 
     ends[k] is end point E_{k+1}; ends[0] is the anchored end E_1, ends[-1] the far
-    end. Half hoop k spans ends[k] -> ends[k+1] and bulges to +z for even k, -z for
-    odd k (0-based), so consecutive half hoops close a coil.
+    end. Half hoop k spans ends[k] -> ends[k+1]. In a planar snapshot (ends (N+1, 2),
+    `bulge` None) it bulges to +z for even k, -z for odd k (0-based), so consecutive
+    half hoops close a coil. A 3D snapshot (the 3D model, docs/model.md section 12) has
+    ends (N+1, 3) and each half hoop's bulge, the unit vector from its bar's midpoint to
+    its apex (chain3d's b); the planar one is that with z = 0 and b = (-1)^k z.
     """
 
-    ends: np.ndarray  # (N+1, 2)
+    ends: np.ndarray  # (N+1, 2), or (N+1, 3) with `bulge`
     theta: np.ndarray  # (N,) torsion angles, rad
     contact: np.ndarray  # (N,) bool: joint k at theta_min (coils touching)
     R: float  # half-hoop radius, m
@@ -55,6 +58,7 @@ class SlinkySnapshot:
     # Holders that let go of an end, where they let go: drawn there, open (a released
     # stand stays in the picture)
     left: tuple[Left, ...] = ()
+    bulge: np.ndarray | None = None  # (N, 3) unit: a 3D snapshot's (above); None: planar
 
     @property
     def N(self) -> int:
@@ -81,6 +85,14 @@ def _mix(a: Energy | None, b: Energy | None, w: float) -> Energy | None:
                     for f in fields(Energy)))
 
 
+def _mix_unit(a: np.ndarray | None, b: np.ndarray | None, w: float) -> np.ndarray | None:
+    """Unit vectors between a and b (normalised linear interpolation)."""
+    if a is None or b is None:
+        return b
+    m = (1 - w) * a + w * b
+    return m / np.linalg.norm(m, axis=-1, keepdims=True)
+
+
 def lerp(a: Snapshot, b: Snapshot, t: float) -> Snapshot:
     """Snapshot interpolated between a and b (a.t <= t <= b.t) for smooth frames."""
     if b.t <= a.t:
@@ -88,7 +100,7 @@ def lerp(a: Snapshot, b: Snapshot, t: float) -> Snapshot:
     w = min(max((t - a.t) / (b.t - a.t), 0.0), 1.0)
     out = []
     for sa, sb in zip(a.slinkies, b.slinkies, strict=True):
-        if sa.N != sb.N:
+        if sa.N != sb.N or np.shape(sa.ends) != np.shape(sb.ends):
             return b
         out.append(
             replace(
@@ -96,6 +108,7 @@ def lerp(a: Snapshot, b: Snapshot, t: float) -> Snapshot:
                 ends=(1 - w) * sa.ends + w * sb.ends,
                 theta=(1 - w) * sa.theta + w * sb.theta,
                 contact=sb.contact if w > 0.5 else sa.contact,
+                bulge=_mix_unit(sa.bulge, sb.bulge, w),
                 energy=_mix(sa.energy, sb.energy, w),
                 impact_age=(None if sb.impact_age is None
                             else np.maximum(sb.impact_age - (b.t - t), 0.0)),

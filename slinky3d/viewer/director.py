@@ -29,7 +29,7 @@ import numpy as np
 from slinky3d.runtime.snapshot import Snapshot
 from slinky3d.scene.look import CAMERA_MODES
 from slinky3d.viewer.camera import OrbitCamera, corners, fit_distance
-from slinky3d.viewer.helix import bounds
+from slinky3d.viewer.helix import bounds, ends3
 
 FIXED, FOLLOW, CINEMATIC = CAMERA_MODES
 
@@ -60,18 +60,18 @@ def subject_box(snap: Snapshot) -> tuple[np.ndarray, np.ndarray]:
     for sl in snap.slinkies:
         for held, k in ((sl.anchor_held, 0), (sl.far_held, -1)):
             if held:
-                x, y = np.asarray(sl.ends[k], float)
+                p = ends3(sl)[k]
                 side = sl.R + HOLDER_SIDE
-                lo = np.minimum(lo, [x - side, y - side, -side])
-                hi = np.maximum(hi, [x + side, y + HOLDER_UP, side])
+                lo = np.minimum(lo, p - side)
+                hi = np.maximum(hi, p + [side, HOLDER_UP, side])
     return lo, hi
 
 
 def _centre(snap: Snapshot) -> np.ndarray:
-    """The mean of every end point (x, y): close to the centre of mass, which coils
+    """The mean of every end point (x, y, z): close to the centre of mass, which coils
     vibrating about it do not move."""
-    pts = [np.asarray(sl.ends, float) for sl in snap.slinkies]
-    return np.concatenate(pts).mean(axis=0) if pts else np.zeros(2)
+    pts = [ends3(sl) for sl in snap.slinkies]
+    return np.concatenate(pts).mean(axis=0) if pts else np.zeros(3)
 
 
 def spring(x: np.ndarray, v: np.ndarray, goal: np.ndarray, dt: float,
@@ -104,7 +104,7 @@ class Director:
         self._v = np.zeros(4)
         self._goal_box: tuple[np.ndarray, np.ndarray] | None = None
         self._centre: np.ndarray | None = None
-        self._velocity = np.zeros(2)
+        self._velocity = np.zeros(3)
         self.camera = replace(base)
 
     def resize(self, size: tuple[int, int]) -> None:
@@ -176,13 +176,13 @@ class Director:
         speed = float(np.linalg.norm(self._velocity))
         if speed <= VELOCITY_DEAD:
             return np.zeros(3)
-        return np.r_[self._velocity * (1.0 - VELOCITY_DEAD / speed) * LEAD, 0.0]
+        return self._velocity * (1.0 - VELOCITY_DEAD / speed) * LEAD
 
     # -- the frames -----------------------------------------------------------------
     def start(self, snap: Snapshot) -> OrbitCamera:
         """The camera at the start of a run (or after a jump in time): framed at once."""
         self._goal_box, self._centre = None, None
-        self._velocity = np.zeros(2)
+        self._velocity = np.zeros(3)
         self._track(snap, 0.0)
         yaw, scale = self._angles()
         box = subject_box(snap)

@@ -1,13 +1,16 @@
 """The Slinky as helices (numpy only, no GL): per-hoop instances, meshes, bounds.
 
 Half hoop k (0-based) spans ends[k] -> ends[k+1] (midpoint C_k, unit bar direction
-u_k) and is the half turn of flat wire whose centre line is
+u_k, unit bulge b_k, across the bar toward the apex) and is the half turn of flat
+wire whose centre line is
 
-    P_k(s) = C_k - R cos(s) u_k + sign_k R sin(s) z,   s in [0, pi],  sign_k = (-1)^k
+    P_k(s) = C_k - R cos(s) u_k + R sin(s) b_k,   s in [0, pi].
 
-so its side view (drop z) is exactly the bar. The cross-section is a rectangle:
-`width` along the radial direction r(s) = (P - C_k) / R, `thickness` along the in-plane
-normal of the bar. With thickness = 2 R sin(theta_min), two half hoops on the same side
+A planar snapshot's half hoops bulge to b_k = (-1)^k z, so its side view (drop z) is
+exactly the bar; a 3D snapshot gives each half hoop's b (chain3d's frame: d = u, b, and
+the coil's axis a = u x b). The cross-section is a rectangle: `width` along the radial
+direction r(s) = (P - C_k) / R, `thickness` along n_k = b_k x u_k, the normal of the
+half hoop's plane. With thickness = 2 R sin(theta_min), two half hoops on the same side
 (k and k+2) whose joints both sit at theta_min are parallel and exactly touch.
 
 The GPU path (shaders/helix.glsl) evaluates the same formula per vertex from the
@@ -38,22 +41,37 @@ def wire_thickness(sl: SlinkySnapshot) -> float:
     return 2.0 * sl.R * float(np.sin(sl.theta_min))
 
 
-def hoop_frames(ends: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per half hoop: midpoints C (N, 2), unit bar directions u (N, 2), bulge signs (N,)."""
-    ends = np.asarray(ends, float)
+def ends3(sl: SlinkySnapshot) -> np.ndarray:
+    """(N+1, 3) end points: a planar snapshot's at z = 0."""
+    e = np.asarray(sl.ends, float)
+    return e if e.shape[1] == 3 else np.c_[e, np.zeros(len(e))]
+
+
+def bulges(sl: SlinkySnapshot) -> np.ndarray:
+    """(N, 3) unit bulges: a 3D snapshot's own; a planar one's (-1)^k z."""
+    if sl.bulge is not None:
+        return np.asarray(sl.bulge, float)
+    b = np.zeros((sl.N, 3))
+    b[:, 2] = np.where(np.arange(sl.N) % 2 == 0, 1.0, -1.0)
+    return b
+
+
+def hoop_frames(sl: SlinkySnapshot) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per half hoop: midpoints C (N, 3), unit bar directions u (N, 3), unit bulges b
+    (N, 3)."""
+    ends = ends3(sl)
     d = ends[1:] - ends[:-1]
     length = np.linalg.norm(d, axis=1, keepdims=True)
     u = d / np.where(length > 0, length, 1.0)
-    sign = np.where(np.arange(len(d)) % 2 == 0, 1.0, -1.0)
-    return 0.5 * (ends[1:] + ends[:-1]), u, sign
+    return 0.5 * (ends[1:] + ends[:-1]), u, bulges(sl)
 
 
 def instances(sl: SlinkySnapshot) -> np.ndarray:
-    """(N, 6) float32 per-hoop data for the GPU: Cx, Cy, ux, uy, sign, along (0..1)."""
-    C, u, sign = hoop_frames(sl.ends)
-    n = len(sign)
+    """(N, 10) float32 per-hoop data for the GPU: C, u, b (3 each), along (0..1)."""
+    C, u, b = hoop_frames(sl)
+    n = len(C)
     along = np.arange(n) / max(n - 1, 1)
-    return np.c_[C, u, sign, along].astype("f4")
+    return np.c_[C, u, b, along].astype("f4")
 
 
 # Seconds of the picture (film or screen, not simulated) a coil impact lights its half
@@ -127,19 +145,18 @@ class Mesh:
 
 def extrude(sl: SlinkySnapshot, width: float, tpl: Template) -> Mesh:
     """The whole Slinky as one mesh, vectorized: the numpy twin of helix.glsl."""
-    C, u, sign = hoop_frames(sl.ends)
-    n = len(sign)
+    C, u, bg = hoop_frames(sl)
+    n = len(C)
     t = wire_thickness(sl)
     s, a, b, na, nb = (tpl.vertices[:, i].astype(float)[None, :] for i in range(5))
     cs, sn = np.cos(s), np.sin(s)
-    z3 = np.array([0.0, 0.0, 1.0])
-    u3 = np.c_[u, np.zeros(n)][:, None, :]  # (N, 1, 3)
-    # Thickness axis flipped with the bulge sign: two mirror images, so windings agree.
-    n3 = (sign[:, None] * np.c_[-u[:, 1], u[:, 0], np.zeros(n)])[:, None, :]
-    sg = sign[:, None, None]
-    radial = -cs[..., None] * u3 + sg * sn[..., None] * z3  # (N, V, 3)
-    tangent = sn[..., None] * u3 + sg * cs[..., None] * z3
-    centre = np.c_[C, np.zeros(n)][:, None, :] + sl.R * radial
+    u3, b3 = u[:, None, :], bg[:, None, :]  # (N, 1, 3)
+    # The thickness axis, the half hoop's plane's normal b x u: mirror images (a planar
+    # Slinky's alternate bulges) get mirrored axes, so windings agree.
+    n3 = np.cross(bg, u)[:, None, :]
+    radial = -cs[..., None] * u3 + sn[..., None] * b3  # (N, V, 3)
+    tangent = sn[..., None] * u3 + cs[..., None] * b3
+    centre = C[:, None, :] + sl.R * radial
     pos = centre + (0.5 * width) * a[..., None] * radial + (0.5 * t) * b[..., None] * n3
     nrm = na[..., None] * radial + nb[..., None] * n3
     nv = len(tpl.vertices)
@@ -152,21 +169,23 @@ def extrude(sl: SlinkySnapshot, width: float, tpl: Template) -> Mesh:
 
 def centre_line(sl: SlinkySnapshot, samples: int = 17) -> np.ndarray:
     """(N, samples, 3) points on each half hoop's centre line."""
-    C, u, sign = hoop_frames(sl.ends)
+    C, u, b = hoop_frames(sl)
     s = np.linspace(0.0, np.pi, samples)[None, :, None]
-    C3 = np.c_[C, np.zeros(len(C))][:, None, :]
-    u3 = np.c_[u, np.zeros(len(C))][:, None, :]
-    z = np.array([0.0, 0.0, 1.0])
-    return C3 + sl.R * (-np.cos(s) * u3 + sign[:, None, None] * np.sin(s) * z)
+    return C[:, None, :] + sl.R * (-np.cos(s) * u[:, None, :] + np.sin(s) * b[:, None, :])
 
 
 def bounds(snapshot: Snapshot, pad: float = 0.01) -> tuple[np.ndarray, np.ndarray]:
     """Axis-aligned box around every Slinky's helices (plus `pad`)."""
     lo, hi = np.full(3, np.inf), np.full(3, -np.inf)
     for sl in snapshot.slinkies:
-        e = np.asarray(sl.ends, float)
-        lo = np.minimum(lo, [*e.min(axis=0), -sl.R])
-        hi = np.maximum(hi, [*e.max(axis=0), sl.R])
+        if sl.bulge is None:  # planar: the bars, and the bulges' +-R along z
+            e = np.asarray(sl.ends, float)
+            lo = np.minimum(lo, [*e.min(axis=0), -sl.R])
+            hi = np.maximum(hi, [*e.max(axis=0), sl.R])
+        else:  # the arcs, sampled finely enough for the pad to cover the rest
+            pts = centre_line(sl, 9).reshape(-1, 3)
+            lo = np.minimum(lo, pts.min(axis=0))
+            hi = np.maximum(hi, pts.max(axis=0))
     if not np.all(np.isfinite(lo)):
         return np.full(3, -0.5), np.full(3, 0.5)
     return lo - pad, hi + pad

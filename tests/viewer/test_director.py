@@ -237,3 +237,27 @@ def test_follow_frames_the_slinky_inside_the_room_it_is_given(room):
     # centred in it across, and large in it (the margins: MARGIN, SLACK, the holder's room)
     assert 0.5 * (left + right) == pytest.approx(0.5 * (x0 + x1), abs=0.03)
     assert max((right - left) / (x1 - x0), (bottom - top) / (y1 - y0)) > 0.45
+
+
+def test_follow_keeps_a_3d_slinky_in_its_box_and_frame():
+    """The follow camera's subject box holds a 3D Slinky's arcs off the plane, and the
+    framed camera shows every end point inside the picture."""
+    from dataclasses import replace as rep
+
+    from shapes import hanging_snapshot, snapshot3d, swung
+
+    from slinky3d.runtime.snapshot import Snapshot
+    from slinky3d.viewer.camera import frame_snapshot
+    from slinky3d.viewer.director import FOLLOW, Director, subject_box
+    from slinky3d.viewer.helix import centre_line
+
+    sl = rep(hanging_snapshot("steel", stretch=0.3).slinkies[0], anchor_held=True)
+    snap = Snapshot(t=0.0, slinkies=(snapshot3d(sl, *swung(sl)),))
+    lo, hi = subject_box(snap)
+    pts = centre_line(snap.slinkies[0], 17).reshape(-1, 3)
+    assert np.all(pts >= lo) and np.all(pts <= hi)
+    size = (640, 360)
+    d = Director(FOLLOW, frame_snapshot(snap, size), size)
+    cam = d.start(snap)
+    px = cam.project(snap.slinkies[0].ends, *size)
+    assert np.all((px > 0) & (px < size)), "every end point in the picture"

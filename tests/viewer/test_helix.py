@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from shapes import hanging_snapshot, point_line_distance
+from shapes import hanging_snapshot, point_line_distance, snapshot3d, swung
 
 from slinky3d.viewer import helix
 
@@ -75,11 +75,13 @@ def test_triangles_face_outward(snap):
 def test_instances_match_frames(snap):
     sl = snap.slinkies[0]
     inst = helix.instances(sl)
-    assert inst.shape == (sl.N, 6) and inst.dtype == np.float32
+    assert inst.shape == (sl.N, 10) and inst.dtype == np.float32
     assert np.allclose(inst[:, :2], 0.5 * (sl.ends[1:] + sl.ends[:-1]), atol=1e-7)
-    assert np.allclose(np.linalg.norm(inst[:, 2:4], axis=1), 1.0, atol=1e-6)
-    assert list(inst[:4, 4]) == [1, -1, 1, -1]
-    assert inst[0, 5] == 0 and inst[-1, 5] == 1
+    assert np.all(inst[:, 2] == 0.0)  # planar: midpoints at z = 0
+    assert np.allclose(np.linalg.norm(inst[:, 3:6], axis=1), 1.0, atol=1e-6)
+    assert list(inst[:4, 8]) == [1, -1, 1, -1]  # bulges +-z
+    assert np.all(inst[:, 6:8] == 0.0)
+    assert inst[0, 9] == 0 and inst[-1, 9] == 1
 
 
 def test_bounds_contain_mesh(snap):
@@ -99,3 +101,63 @@ def test_impact_flash_lights_the_half_hoops_of_a_joint_that_just_hit():
     # joint k joins half hoops k - 1 and k
     assert f[9] == f[10] == 1.0 and f[19] == f[20] == pytest.approx(0.5)
     assert np.count_nonzero(f) == 4
+
+
+# -- a 3D snapshot: each half hoop from its own frame -----------------------------------
+def test_a_planar_pose_through_chain3d_is_the_planar_picture(snap):
+    """The 3D formula given the planar pose's own 3D frames (chain3d.from_planar) draws
+    the planar Slinky: the helices' geometry has one formula, not two."""
+    from slinky3d.model import chain3d
+
+    sl = snap.slinkies[0]
+    q = np.r_[sl.ends[0], 0.0, sl.theta]
+    q[2] = np.arctan2(*(sl.ends[1] - sl.ends[0])[::-1]) - sl.theta[0] - np.pi
+    x, frames, _ = chain3d.from_planar(q, sl.R)
+    as3d = snapshot3d(sl, x, frames)
+    assert np.allclose(as3d.ends[:, :2], sl.ends, atol=1e-9)
+    tpl = helix.template(8)
+    flat, spatial = helix.extrude(sl, 0.003, tpl), helix.extrude(as3d, 0.003, tpl)
+    assert np.allclose(flat.positions, spatial.positions, atol=1e-9)
+    assert np.allclose(flat.normals, spatial.normals, atol=1e-9)
+
+
+def test_a_3d_half_hoop_is_its_arc(snap):
+    """Each half hoop of a 3D pose runs from its end point to the next through its apex
+    (chain3d.apexes), in its own plane, at radius R from its bar's midpoint; the mesh's
+    windings agree with its normals; the bounds hold it."""
+    from slinky3d.model import chain3d
+    from slinky3d.runtime.snapshot import Snapshot
+
+    sl = snap.slinkies[0]
+    x, frames = swung(sl)
+    s3 = snapshot3d(sl, x, frames)
+    pts = helix.centre_line(s3, 33)
+    ends = chain3d.end_points(x, frames, sl.R)
+    assert np.allclose(pts[:, 0], ends[:-1]) and np.allclose(pts[:, -1], ends[1:])
+    assert np.allclose(pts[:, 16], chain3d.apexes(x, frames, sl.R))
+    mid = 0.5 * (ends[1:] + ends[:-1])
+    assert np.allclose(np.linalg.norm(pts - mid[:, None], axis=2), sl.R)
+    axis = frames[:, :, 2]  # a: the half hoop's plane's normal
+    assert np.allclose(np.einsum("kij,kj->ki", pts - mid[:, None], axis), 0.0, atol=1e-12)
+    mesh = helix.extrude(s3, 0.003, helix.template(8))
+    p = mesh.positions[mesh.indices]
+    geo_n = np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0])
+    assert np.all(np.einsum("ij,ij->i", geo_n, mesh.normals[mesh.indices].sum(axis=1)) > 0)
+    lo, hi = helix.bounds(Snapshot(t=0.0, slinkies=(s3,)), pad=0.004)
+    assert np.all(mesh.positions >= lo) and np.all(mesh.positions <= hi)
+    assert hi[2] - lo[2] > 4 * sl.R  # it left the plane
+
+
+def test_lerp_keeps_3d_bulges_unit(snap):
+    from slinky3d.runtime.snapshot import Snapshot, lerp
+
+    sl = snap.slinkies[0]
+    a = snapshot3d(sl, *swung(sl))
+    x, frames = swung(sl)
+    from slinky3d.model import chain3d
+
+    turn = chain3d.turn_about_vertical(0.3)
+    b = snapshot3d(sl, turn @ x, turn @ frames)
+    mid = lerp(Snapshot(0.0, (a,)), Snapshot(1.0, (b,)), 0.5).slinkies[0]
+    assert mid.ends.shape == (sl.N + 1, 3)
+    assert np.allclose(np.linalg.norm(mid.bulge, axis=1), 1.0)

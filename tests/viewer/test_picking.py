@@ -71,3 +71,20 @@ def test_edge_on_plane_falls_back_to_the_target_plane():
     p = picking.cursor_point(c, SIZE[0] / 2, SIZE[1] / 2, SIZE, box)
     assert np.allclose(p, c.target[:2], atol=1e-9)
     assert picking.on_plane(c.eye(), -c.basis()[2]) is None
+
+
+def test_a_3d_slinkys_end_point_is_picked_where_it_is_drawn(cam):
+    """A 3D snapshot's end points off the plane are picked where the camera shows them
+    (not where their x, y would be at z = 0)."""
+    from shapes import snapshot3d, swung
+
+    from slinky3d.runtime.snapshot import Snapshot
+
+    sl = hanging_snapshot("steel", stretch=0.3).slinkies[0]
+    s3 = snapshot3d(sl, *swung(sl))
+    snap = Snapshot(t=0.0, slinkies=(s3,))
+    assert np.ptp(s3.ends[:, 2]) > 0.05
+    px = cam.project(s3.ends, *SIZE)
+    for k in (0, 60, len(s3.ends) - 1):
+        i, j = picking.nearest_point(snap, cam, *px[k], SIZE)
+        assert i == 0 and np.linalg.norm(px[j] - px[k]) < 2.0

@@ -357,10 +357,16 @@ def test_gpu_preset_msaa_and_numpy_extrusion_agree(ctx, renderer):
 
 
 @pytest.mark.gl
-def test_vertex_shader_matches_numpy_extrusion(ctx):
+@pytest.mark.parametrize("spatial", [False, True])
+def test_vertex_shader_matches_numpy_extrusion(ctx, spatial):
     import moderngl
+    from shapes import snapshot3d, swung
+
+    from slinky3d.viewer.gl.renderer import HOOP_ATTRIBUTES, HOOP_FORMAT
 
     sl = hanging_snapshot("steel", stretch=0.2).slinkies[0]
+    if spatial:  # a 3D pose: every half hoop from its own frame
+        sl = snapshot3d(sl, *swung(sl))
     tpl = helix.template(6)
     prog = programs.program(ctx, "helix.glsl", {"DEPTH_ONLY": ""}, varyings=("v_pos",))
     w = 0.0026
@@ -372,7 +378,8 @@ def test_vertex_shader_matches_numpy_extrusion(ctx):
     vbo = ctx.buffer(tpl.vertices.tobytes())
     inst = ctx.buffer(np.c_[helix.instances(sl), helix.impact_flash(sl)].astype("f4").tobytes())
     vao = ctx.vertex_array(prog, [(vbo, "3f 2f", "in_vert", "in_face"),
-                                  (inst, "4f 3f/i", "in_hoop", "in_hoop2")], skip_errors=True)
+                                  (inst, HOOP_FORMAT + "/i", *HOOP_ATTRIBUTES)],
+                           skip_errors=True)
     out = ctx.buffer(reserve=sl.N * len(tpl.vertices) * 12)
     vao.transform(out, moderngl.POINTS, vertices=len(tpl.vertices), instances=sl.N)
     gpu = np.frombuffer(out.read(), "f4").reshape(-1, 3)

@@ -10,6 +10,7 @@ import numpy as np
 
 from slinky3d.runtime.snapshot import Snapshot
 from slinky3d.viewer.camera import OrbitCamera
+from slinky3d.viewer.helix import ends3
 
 PICK_RADIUS_PX = 14.0  # how near the cursor an end point must be to be grabbable
 HOOP_REACH = 1.2  # or this many hoop radii: the middle of a coil is one radius from its ends
@@ -60,7 +61,7 @@ def nearest_point(snap: Snapshot, cam: OrbitCamera, x: float, y: float,
     right = cam.basis()[0]
     best: tuple[float, int, int] | None = None
     for i, sl in enumerate(snap.slinkies):
-        pts = np.c_[sl.ends, np.zeros(len(sl.ends))]
+        pts = ends3(sl)
         px = cam.project(pts, *size)
         hoop = np.linalg.norm(cam.project(pts + sl.R * right, *size) - px, axis=1)
         d2 = np.sum((px - [x, y]) ** 2, axis=1)
@@ -73,5 +74,6 @@ def nearest_point(snap: Snapshot, cam: OrbitCamera, x: float, y: float,
 
 def scene_box(snap: Snapshot, margin: float) -> tuple[np.ndarray, np.ndarray]:
     """The sane region for grab targets: the Slinkies' extent grown by `margin` (m)."""
-    pts = np.concatenate([sl.ends for sl in snap.slinkies])
+    # grab targets are (x, y) for now (the planar engine's): the box in the plane
+    pts = np.concatenate([np.asarray(sl.ends, float)[:, :2] for sl in snap.slinkies])
     return pts.min(axis=0) - margin, pts.max(axis=0) + margin

@@ -41,7 +41,10 @@ SKIN_COLOUR = (0.72, 0.50, 0.38, 0.15)
 SPRING_COLOUR = (1.0, 0.78, 0.15, 0.6)  # the grab coupling's coil
 DAMPER_COLOUR = (0.22, 0.24, 0.28, 0.8)  # and its damper
 # Per half hoop: C, u (4 floats), sign, along, flash (3), tint rgb and amount (4).
-INSTANCE_BYTES = 4 * (4 + 3 + 4)
+# Each half hoop's instance data (shaders/helix.glsl): helix.instances (C, u, b, along)
+# and the impact flash, then the tint (4f)
+HOOP_FORMAT, HOOP_ATTRIBUTES = "3f 3f 3f 2f", ("in_hoop", "in_bar", "in_bulge", "in_hoop2")
+INSTANCE_BYTES = 4 * (3 + 3 + 3 + 2 + 4)
 COUPLING_SIZE = 2.5  # the coupling's size in Slinky radii: readable a few metres away
 SCALE_STEP = 1 / 32  # dynamic resolution's scales are multiples: a new size is new targets
 
@@ -435,7 +438,8 @@ class Renderer:
         """Fewest segments whose polygon stays within half a pixel of the circle."""
         if pixel_size <= 0.0:
             return self.lods[-1]
-        centres = np.c_[0.5 * (sl.ends[1:] + sl.ends[:-1]), np.zeros(sl.N)]
+        e = helix.ends3(sl)
+        centres = 0.5 * (e[1:] + e[:-1])
         d = max(float(np.min(np.linalg.norm(centres - np.asarray(eye), axis=1))) - sl.R, 1e-3)
         radius_px = sl.R / (pixel_size * d)
         for seg in self.lods:
@@ -611,7 +615,7 @@ class Renderer:
             vaos[name, segments] = self.ctx.vertex_array(
                 self.progs[name],
                 [(vbo, "3f 2f", "in_vert", "in_face"),
-                 (buf, "4f 3f 4f/i", "in_hoop", "in_hoop2", "in_tint")],
+                 (buf, HOOP_FORMAT + " 4f/i", *HOOP_ATTRIBUTES, "in_tint")],
                 index_buffer=ibo, index_element_size=4, skip_errors=True)
         return buf, vaos[name, segments], tpl
 
@@ -670,7 +674,7 @@ def _backdrop_key(look: Look, cam: OrbitCamera, stage: Stage) -> tuple:
 
 def _near_first(inst: np.ndarray, eye, R: float) -> np.ndarray:
     """Half hoops sorted nearest bulge first, so the early depth test skips hidden ones."""
-    bulge = np.c_[inst[:, :2], R * inst[:, 4]] - np.asarray(eye, "f4")
+    bulge = inst[:, 0:3] + R * inst[:, 6:9] - np.asarray(eye, "f4")
     return inst[np.argsort(np.einsum("ij,ij->i", bulge, bulge), kind="stable")]
 
 
