@@ -92,9 +92,10 @@ def grip(end: np.ndarray, neighbour: np.ndarray, next_: np.ndarray, middle: np.n
 
 
 def grips(sl: SlinkySnapshot) -> list[Grip]:
-    """The grips on a Slinky's held ends."""
+    """The grips on a Slinky's held ends (none yet for a 3D snapshot: the holders are
+    built in the Slinky's plane, docs/rendering.md "How the helix is built")."""
     e = np.asarray(sl.ends, float)
-    if len(e) < 3:
+    if len(e) < 3 or sl.bulge is not None:
         return []
     middle = (0.5 * (e[1:] + e[:-1])).mean(axis=0)
     t = wire_thickness(sl)
