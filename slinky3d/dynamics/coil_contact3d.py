@@ -101,6 +101,9 @@ def _impulse(mode, q, H, u, par0, w, cw):
     contacts in cw[4]. The base keeps its velocity unless free."""
     zu, ztau, zarm = cw[0], cw[1], cw[2]
     n = w.frames.shape[0]
+    # a driven base keeps its acceleration in acc_p[:3] (Solver3D.drive): an impulse
+    # leaves the base's velocity alone
+    b0, b1, b2 = w.acc_p[0], w.acc_p[1], w.acc_p[2]
     w.acc_p[0] = w.acc_p[1] = w.acc_p[2] = 0.0
     for k in range(n):
         j = 3 + 3 * k
@@ -108,6 +111,7 @@ def _impulse(mode, q, H, u, par0, w, cw):
             w.acc_p[j + i] = -u[j + i] if w.presc[k] else 0.0
     ab.aba(mode, q, zu, H, ztau, zarm, par0, w.presc, w.acc_p, w.qdd, w.jf, w.frames, w.ws,
            w.scr, w.tmp, w.d9)
+    w.acc_p[0], w.acc_p[1], w.acc_p[2] = b0, b1, b2
     for j in range(3, q.shape[0]):
         w.vd[j] = w.jf[j]  # the impulses (ztau = 0: the constraint's whole share)
     contacts(0, q, H, w.vd, w.frames, cw[4])
@@ -185,7 +189,7 @@ def set_contacts(mode, q, u, H, par, smin, touch, slow, w, cw):
     lost = _lock(mode, q, H, u, par0, first, w, cw) if hit else 0.0
     # resting: release the pulling, lock the closed ones accelerating shut
     for _ in range(MAX_ROUNDS):
-        for j in range(q.shape[0]):
+        for j in range(3, q.shape[0]):  # (acc_p[:3]: the base's, kept)
             w.acc_p[j] = 0.0
         integrator3d.accelerations(mode, q, u, H, par, w)
         for j in range(3, q.shape[0]):
@@ -210,7 +214,7 @@ def set_contacts(mode, q, u, H, par, smin, touch, slow, w, cw):
         if not shut:
             break
         lost += _lock(mode, q, H, u, par0, first, w, cw)
-    for j in range(q.shape[0]):
+    for j in range(3, q.shape[0]):
         w.acc_p[j] = 0.0
     return lost
 

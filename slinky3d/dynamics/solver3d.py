@@ -86,6 +86,18 @@ class Solver3D:
         self.k += int(nsteps)
         self.t = self.k * self.h
 
+    def drive(self, acceleration) -> None:
+        """Move the held anchored end (clamped or on a pivot) at `acceleration` (world,
+        m/s^2) from the next step on, until changed: a hand carrying it, its frame
+        unturned. The caller sets it step by step (held through each step: at the
+        step's middle, the hand's path is followed to second order)."""
+        if self.anchor == "free":
+            raise Solver3DError("a free Slinky has no held end to drive")
+        a = np.asarray(acceleration, float)
+        if a.shape != (3,) or not np.all(np.isfinite(a)):
+            raise Solver3DError(f"a drive is a finite (x, y, z) acceleration, not {acceleration!r}")
+        self.work.acc_p[:3] = a
+
     @property
     def locked(self) -> np.ndarray:
         """(N,) the joints locked closed for the last step."""
