@@ -27,7 +27,7 @@ import sys
 from collections.abc import Sequence
 from multiprocessing import shared_memory
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -119,10 +119,8 @@ class SinkProcess:
         assert self._conn is not None
         try:
             self._conn.send(k)
-        except OSError:
-            self._closed = True
-            self._end()
-            raise SlinkyError("the film's encoder ended unexpectedly") from None
+        except OSError:  # the child has gone: after an error, it said which
+            self._give_up()
 
     def _recv(self) -> tuple[str, Any]:
         assert self._conn is not None
@@ -136,9 +134,23 @@ class SinkProcess:
             else:
                 if self._alive():
                     continue
-            self._closed = True
-            self._end()
-            raise SlinkyError("the film's encoder ended unexpectedly")
+            self._give_up()
+
+    def _give_up(self) -> NoReturn:
+        """The child is gone: raise the error it sent as it closed the sinks, if it did
+        (its last message), or say it ended unexpectedly."""
+        error = "the film's encoder ended unexpectedly"
+        assert self._conn is not None
+        try:
+            while self._conn.poll(0):
+                msg = self._conn.recv()
+                if msg[0] == "closed" and msg[1]:
+                    error = msg[1]
+        except (EOFError, OSError):
+            pass
+        self._closed = True
+        self._end()
+        raise SlinkyError(error)
 
     def _alive(self) -> bool:
         try:
