@@ -62,7 +62,7 @@ def test_simulate_writes_the_npz_and_a_summary(capsys, fake):
     with np.load("1Pa.npz", allow_pickle=False) as z:
         assert {"t", "ends", "theta", "theta_dot", "energy", "n_contacts", "params",
                 "meta"} <= set(z.files)
-        assert z["t"].shape == (11,) and z["ends"].shape == (11, 76, 2)
+        assert z["t"].shape == (11,) and z["ends"].shape == (11, 76, 3)
         meta = json.loads(str(z["meta"]))
         assert json.loads(str(z["params"]))["N"] == 75
     assert meta["title"].startswith("1Pa") and meta["solver"] == cli.DEFAULT_SOLVER
@@ -162,11 +162,12 @@ def test_simulate_with_the_solvers(capsys, monkeypatch, tmp_path):
     with np.load("1Pb.npz", allow_pickle=False) as z:
         assert np.allclose(z["t"], np.arange(6) / 100)
         ends, theta = z["ends"], z["theta"]
-        assert ends.shape == (6, 76, 2) and theta.shape == z["theta_dot"].shape == (6, 75)
+        assert ends.shape == (6, 76, 3) and theta.shape == z["theta_dot"].shape == (6, 75)
         assert z["energy"].shape == z["n_contacts"].shape == (6,)
         params = json.loads(str(z["params"]))
         energy = z["energy"]
-    assert np.allclose(ends[0], chain.end_points(s.q0, s.params.R))
+    assert np.allclose(ends[0, :, :2], chain.end_points(s.q0, s.params.R))
+    assert np.all(ends[..., 2] == 0.0)  # a planar run: z = 0
     assert np.allclose(ends[:, 0], 0.0)  # the anchored end is held at the origin
     assert np.linalg.norm(ends[-1, -1] - ends[0, -1]) > 1e-3  # the far end was let go
     assert np.all(np.isfinite(energy))
@@ -178,7 +179,7 @@ def test_simulate_with_the_solvers(capsys, monkeypatch, tmp_path):
     traj = trajectory.load("3Pa.npz")
     (s,) = loader.load("3Pa").slinkies
     assert traj.t.tolist() == [0.0]
-    assert np.allclose(traj.tracks[0].ends[0], chain.end_points(s.q0, s.params.R))
+    assert np.allclose(traj.tracks[0].ends[0][:, :2], chain.end_points(s.q0, s.params.R))
     assert np.allclose(traj.tracks[0].theta_dot, 0.0)
 
 

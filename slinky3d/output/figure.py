@@ -96,7 +96,8 @@ def _label(params: dict, name: str, i: int, several: bool) -> str:
 
 def _limits(traj: Trajectory, idx: list[int]) -> tuple[np.ndarray, np.ndarray]:
     """Shared axis limits (cm) over all that is drawn, widened to a readable aspect."""
-    pts = np.concatenate([tr.ends[idx].reshape(-1, 2) for tr in traj.tracks]) * 100
+    # the paper's side view: x and y of the end points
+    pts = np.concatenate([tr.ends[idx][..., :2].reshape(-1, 2) for tr in traj.tracks]) * 100
     lo, hi = pts.min(axis=0), pts.max(axis=0)
     pad = 0.06 * max(hi - lo) + 1.0
     lo, hi = lo - pad, hi + pad
@@ -228,7 +229,7 @@ def _axes(ax: Any, lo: np.ndarray, hi: np.ndarray) -> None:
 
 def _slinky(ax: Any, tr: Any, k: int, colour: Any, label: str, style: str = "-") -> None:
     """One Slinky at sample k: its bars, its ends and its touching coils."""
-    E = tr.ends[k] * 100
+    E = tr.ends[k][:, :2] * 100
     ax.plot(E[:, 0], E[:, 1], style, color=colour, lw=0.8, label=label, zorder=2)
     tmin = tr.params.get("theta_min")
     if tmin is not None:

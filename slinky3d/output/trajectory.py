@@ -1,9 +1,11 @@
 """Recorded runs on disk: the .npz that `slinky3d simulate` writes and `figure` reads.
 
 Per Slinky (suffix "" for the first, "_1", "_2", ... for the others, as `recording.record`
-returns them): `ends` (n, N+1, 2) m with index 0 the anchored end E_1, `theta` and
-`theta_dot` (n, N), `energy` (n,) J, `n_contacts` (n,), `params` (JSON string). `t`
-(n,) s is shared. `meta` is a JSON string: scene, solver, overrides, run statistics.
+returns them): `ends` (n, N+1, 3) m, (x, y, z), with index 0 the anchored end E_1,
+`theta` and `theta_dot` (n, N), `energy` (n,) J, `n_contacts` (n,), `params` (JSON
+string). `t` (n,) s is shared. `meta` is a JSON string: scene, solver, overrides, run
+statistics. A planar run's ends have z = 0; files written before the 3D model, whose
+ends are (n, N+1, 2), are read as z = 0.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ def suffix(i: int) -> str:
 class Track:
     """One Slinky's recorded arrays."""
 
-    ends: np.ndarray  # (n, N+1, 2)
+    ends: np.ndarray  # (n, N+1, 3)
     theta: np.ndarray  # (n, N)
     theta_dot: np.ndarray  # (n, N)
     energy: np.ndarray  # (n,)
@@ -58,6 +60,14 @@ class Trajectory:
         return int(np.argmin(np.abs(self.t - time)))
 
 
+def as_3d(ends: Any) -> np.ndarray:
+    """End points (..., 2) or (..., 3) as (..., 3): a plane's at z = 0."""
+    e = np.asarray(ends, dtype=float)
+    if e.shape[-1] == 3:
+        return e
+    return np.concatenate([e, np.zeros(e.shape[:-1] + (1,))], axis=-1)
+
+
 def _text(v: Any) -> str:
     return v if isinstance(v, str) else str(np.asarray(v)[()])
 
@@ -75,7 +85,7 @@ def from_data(data: dict[str, Any], meta: dict[str, Any] | None = None,
         if missing:
             raise SlinkyError(f"{where}: missing arrays {', '.join(missing)}")
         tracks.append(Track(
-            ends=np.asarray(data["ends" + s], dtype=float),
+            ends=as_3d(data["ends" + s]),
             theta=np.asarray(data["theta" + s], dtype=float),
             theta_dot=np.asarray(data["theta_dot" + s], dtype=float),
             energy=np.asarray(data["energy" + s], dtype=float),
@@ -94,7 +104,8 @@ def save(path: str | Path, data: dict[str, Any], meta: dict[str, Any]) -> Path:
     """Write `recording.record`'s arrays and the run's metadata as a compressed .npz."""
     path = Path(path)
     # Any: savez's **kwds share their name space with its allow_pickle: bool.
-    arrays: dict[str, Any] = {k: (np.str_(v) if isinstance(v, str) else np.asarray(v))
+    arrays: dict[str, Any] = {k: (np.str_(v) if isinstance(v, str) else
+                                  as_3d(v) if k.startswith("ends") else np.asarray(v))
                               for k, v in data.items()}
     arrays["meta"] = np.str_(json.dumps(meta, default=_jsonable))
     try:

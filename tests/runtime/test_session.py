@@ -77,7 +77,7 @@ def test_saved_session_replays_to_its_final_hash(saved):
     # it is a trajectory file too, with simulate's keys
     tr = trajectory.load(path)
     assert tr.t[0] == 0.0 and np.all(np.diff(tr.t) > 0)
-    assert tr.tracks[0].ends.shape == (tr.t.shape[0], 76, 2)
+    assert tr.tracks[0].ends.shape == (tr.t.shape[0], 76, 3)
     ref, _ = record(sc, 0.0)
     assert set(ref) <= set(np.load(path).files)
 
