@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from slinky3d.runtime.snapshot import SlinkySnapshot
-from slinky3d.viewer.helix import wire_thickness
+from slinky3d.viewer.helix import bulges, ends3, wire_thickness
 
 
 def box(
@@ -63,56 +63,72 @@ def span_box(lo, hi, colour: tuple[float, ...]) -> np.ndarray:
 @dataclass(frozen=True)
 class Grip:
     """Where a holder grips one end of a Slinky: the end half hoop's midpoint `C` and
-    unit bar `u`, `perp` (in the plane, away from its neighbour: the side the holder
-    sits on), `along` (along the bar, away from the rest of the Slinky), its bulge sign,
-    the Slinky's radius and wire thickness (all world metres)."""
+    unit bar `u`, `perp` (the normal of its plane, away from its neighbour: the side the
+    holder sits on), `along` (along the bar, away from the rest of the Slinky), `bulge`
+    (its unit bulge), `back` (where a post stands off the Slinky: -z, behind the plane
+    a planar one moves in), the Slinky's radius and wire thickness (all world metres,
+    3D)."""
 
     C: np.ndarray
     u: np.ndarray
     perp: np.ndarray
     along: np.ndarray
-    sign: float
+    bulge: np.ndarray
+    back: np.ndarray
     R: float
     thickness: float
 
 
+BACK = np.array([0.0, 0.0, -1.0])  # behind a planar Slinky's plane (the viewer is at +z)
+
+
 def grip(end: np.ndarray, neighbour: np.ndarray, next_: np.ndarray, middle: np.ndarray,
-         sign: float, R: float, thickness: float) -> Grip:
+         bulge: np.ndarray, R: float, thickness: float, back: np.ndarray = BACK) -> Grip:
     """The grip on the half hoop from `end` to `neighbour` (the end point and the next
-    one), whose neighbouring half hoop goes on to `next_`; `middle`: the Slinky's."""
-    end, neighbour, next_ = (np.asarray(a, float) for a in (end, neighbour, next_))
+    one, (x, y) or (x, y, z)), whose neighbouring half hoop goes on to `next_`; `middle`:
+    the Slinky's; `bulge`: the end half hoop's unit bulge (3D)."""
+    end, neighbour, next_, middle = (as3(a) for a in (end, neighbour, next_, middle))
     C, Cn = 0.5 * (end + neighbour), 0.5 * (neighbour + next_)
     d = end - neighbour
     u = d / max(float(np.linalg.norm(d)), 1e-12)
-    perp = np.array([-u[1], u[0]])
+    b = np.asarray(bulge, float)
+    perp = np.cross(b, u)  # the half hoop's plane's normal (a planar one's: in the plane)
+    perp /= max(float(np.linalg.norm(perp)), 1e-12)
     if perp @ (C - Cn) < 0:
         perp = -perp
-    along = u if u @ (C - np.asarray(middle, float)) >= 0 else -u
-    return Grip(C, u, perp, along, float(sign), float(R), float(thickness))
+    along = u if u @ (C - middle) >= 0 else -u
+    return Grip(C, u, perp, along, b, np.asarray(back, float), float(R), float(thickness))
+
+
+def as3(p) -> np.ndarray:
+    """A point (x, y) or (x, y, z) as (x, y, z): a plane's at z = 0."""
+    p = np.asarray(p, float)
+    return p if p.shape[-1] == 3 else np.r_[p, 0.0]
 
 
 def grips(sl: SlinkySnapshot) -> list[Grip]:
-    """The grips on a Slinky's held ends (none yet for a 3D snapshot: the holders are
-    built in the Slinky's plane, docs/rendering.md "How the helix is built")."""
-    e = np.asarray(sl.ends, float)
-    if len(e) < 3 or sl.bulge is not None:
+    """The grips on a Slinky's held ends (a 3D snapshot's from its half hoops' own
+    planes; the posts stand off toward -z, behind the plane z = 0 that the default
+    camera looks at, as a planar Slinky's)."""
+    e = ends3(sl)
+    if len(e) < 3:
         return []
     middle = (0.5 * (e[1:] + e[:-1])).mean(axis=0)
     t = wire_thickness(sl)
+    b = bulges(sl)
     out = []
     if sl.anchor_held:
-        out.append(grip(e[0], e[1], e[2], middle, 1.0, sl.R, t))
+        out.append(grip(e[0], e[1], e[2], middle, b[0], sl.R, t))
     if sl.far_held:
-        out.append(grip(e[-1], e[-2], e[-3], middle, 1.0 if (len(e) - 2) % 2 == 0 else -1.0,
-                        sl.R, t))
+        out.append(grip(e[-1], e[-2], e[-3], middle, b[-1], sl.R, t))
     return out
 
 
 def left_grips(sl: SlinkySnapshot) -> list[Grip]:
     """The grips of the holders that let go of the Slinky's ends, where they let go."""
     t = wire_thickness(sl)
-    return [grip(x.points[0], x.points[1], x.points[2], x.middle, x.sign, sl.R, t)
-            for x in sl.left]
+    return [grip(x.points[0], x.points[1], x.points[2], x.middle,
+                 np.array([0.0, 0.0, x.sign]), sl.R, t) for x in sl.left]
 
 
 OPEN_GAP = 0.012  # m: an open clamp's plate stands this far off the coil
@@ -136,19 +152,16 @@ def post_boxes(g: Grip, floor_y: float, colour: tuple[float, ...],
     """
     perp, along, t, R = g.perp, g.along, g.thickness, g.R
     plate_t, arm_t, post_t = 0.004, 0.010, 0.016
-    axes = np.array([[*along, 0.0], [*perp, 0.0], [0.0, 0.0, 1.0]])
-    if np.linalg.det(axes) < 0:
-        axes[2] = -axes[2]
+    axes = np.array([along, perp, np.cross(along, perp)])
     gap = OPEN_GAP * float(np.clip(opening, 0.0, 1.0))
     c = g.C + perp * (0.5 * t + 0.5 * plate_t + gap)
-    out = [box([*c, 0.0], (1.1 * R, 0.5 * plate_t, 1.1 * R), colour, axes)]
+    out = [box(c, (1.1 * R, 0.5 * plate_t, 1.1 * R), colour, axes)]
     # The post stands beside the end and behind the plane the Slinky swings in.
-    reach, z_post = 1.1 * R + 0.03, -(1.1 * R + 0.02)
-    start = np.r_[g.C + perp * (0.5 * t + plate_t + 0.5 * arm_t + gap), 0.0]
-    foot = start + np.r_[along * reach, z_post]
+    reach, off = 1.1 * R + 0.03, 1.1 * R + 0.02
+    start = g.C + perp * (0.5 * t + plate_t + 0.5 * arm_t + gap)
+    foot = start + along * reach + g.back * off
     d = (foot - start) / np.linalg.norm(foot - start)
-    p3 = np.r_[perp, 0.0]
-    arm_axes = np.array([d, p3, np.cross(d, p3)])
+    arm_axes = np.array([d, perp, np.cross(d, perp)])
     arm = float(np.linalg.norm(foot - start))
     out.append(box(0.5 * (start + foot), (0.5 * arm, 0.5 * arm_t, 0.5 * arm_t), colour,
                    arm_axes))
@@ -166,22 +179,20 @@ def hand_part_boxes(g: Grip, colour: tuple[float, ...],
     rim, and the forearm going away from the Slinky. Boxes only; nothing enters the
     coils. `opening` 0..1: the hand drawn open, lifted off the coil, fingers and thumb
     spread away from the rim."""
-    axes = np.array([[*g.u, 0.0], [*g.perp, 0.0], [0.0, 0.0, 1.0]])
-    if np.linalg.det(axes) < 0:
-        axes[2] = -axes[2]
+    axes = np.array([g.u, g.perp, np.cross(g.u, g.perp)])
     o = float(np.clip(opening, 0.0, 1.0))
     lift = OPEN_GAP * o
-    origin = np.r_[g.C, 0.0]
-    # (offset along the bar, out from the coil, across in z), half extents
+    origin = g.C
+    # (offset along the bar, out from the coil, toward the bulge), half extents
     parts = [((0.0, 0.011, 0.0), (0.042, 0.011, 0.038))]  # palm on the end half hoop
-    bulge = g.sign * (g.R + 0.008 + 0.02 * o)  # fingers outside the half hoop's bulge
+    bulge = g.R + 0.008 + 0.02 * o  # fingers outside the half hoop's bulge
     parts += [((x, -0.007 + 0.025 * o, bulge), (0.0075, 0.026, 0.0075))
               for x in (-0.027, -0.009, 0.009, 0.027)]
     parts += [((0.0, -0.001 + 0.025 * o, -bulge), (0.009, 0.02, 0.008)),  # thumb
               ((0.0, 0.101, 0.0), (0.03, 0.085, 0.028))]  # forearm
     out = []
     for (x, y, w), half in parts:
-        centre = origin + x * axes[0] + (0.5 * g.thickness + y + lift) * axes[1] + [0, 0, w]
+        centre = origin + x * axes[0] + (0.5 * g.thickness + y + lift) * axes[1] + w * g.bulge
         out.append(box(centre, half, colour, axes))
     return out
 

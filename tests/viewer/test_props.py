@@ -41,3 +41,29 @@ def test_hand_holds_from_outside(snap):
     above = hand[:, 1] > sl.ends[:2, 1].min()  # hanging: the hand is on top
     assert np.all((d >= 0.5 * t - 1e-9) & above | (np.abs(hand[:, 2]) >= sl.R))
     assert len(props.hand_boxes(replace(sl, far_held=True), (1, 1, 1, 1))) == 14
+
+
+def test_a_3d_slinkys_holder_sits_on_its_end_half_hoop(snap):
+    """A 3D snapshot's clamp lies against its end half hoop's plane, on the side away
+    from the next one, never inside the coils; the planar snapshot's clamp is the same
+    drawn through its 3D frames."""
+    from shapes import snapshot3d, swung
+
+    from slinky3d.model import chain3d
+
+    sl = snap.slinkies[0]
+    s3 = snapshot3d(sl, *swung(sl))
+    plate = props.holder_boxes(s3, -1.0, (1, 1, 1, 1))[0][:, :3]
+    e = s3.ends
+    C, Cn = 0.5 * (e[0] + e[1]), 0.5 * (e[1] + e[2])
+    n = np.cross(s3.bulge[0], e[0] - e[1])
+    n /= np.linalg.norm(n)
+    n = n if n @ (C - Cn) >= 0 else -n  # away from the next half hoop
+    assert np.min((plate - C) @ n) >= 0.5 * helix.wire_thickness(sl) - 1e-9
+    # the planar pose through chain3d: its clamp is the planar one's
+    q = np.r_[sl.ends[0], 0.0, sl.theta]
+    q[2] = np.arctan2(*(sl.ends[1] - sl.ends[0])[::-1]) - sl.theta[0] - np.pi
+    flat = snapshot3d(sl, *chain3d.from_planar(q, sl.R)[:2])
+    for a, b in zip(props.holder_boxes(sl, -1.0, (1, 1, 1, 1)),
+                    props.holder_boxes(flat, -1.0, (1, 1, 1, 1)), strict=True):
+        assert np.allclose(a, b, atol=1e-6)
