@@ -13,6 +13,7 @@ import functools
 import numpy as np
 
 from slinky3d.runtime.snapshot import SlinkySnapshot
+from slinky3d.viewer.helix import ends3, point3
 from slinky3d.viewer.props import box
 
 GLOW = 2.0  # colour alpha that mesh.glsl draws unlit and bright
@@ -82,15 +83,17 @@ def spring_damper(target, point, scale: float, spring_colour: tuple[float, ...],
     z = 0): a damper (cylinder and piston rod) at the target, in series with a coil
     spring to the point. The cylinder keeps its length; the rod slides out and the coil
     stretches as the coupling pulls. `scale` (m) sizes it (the Slinky's radius)."""
-    a = np.r_[np.asarray(target, float), 0.0]
-    b = np.r_[np.asarray(point, float), 0.0]
+    a, b = point3(target), point3(point)
     cube = 0.12 * scale
     out = [_cube(a, cube, damper_colour)]
     length = float(np.linalg.norm(b - a))
     if not np.isfinite(length) or length < 1e-6:
         return np.concatenate(out)
     d = (b - a) / length
-    across = np.array([-d[1], d[0], 0.0])
+    across = np.cross(_Z[0], d)  # in a plane's: (-d_y, d_x, 0)
+    if np.linalg.norm(across) < 1e-6:  # along z
+        across = np.cross(_X[0], d)
+    across /= np.linalg.norm(across)
     cylinder = min(0.8 * scale, 0.3 * length)
     rest = length - cylinder
     rod = 0.35 * rest
@@ -115,7 +118,7 @@ def spring_damper(target, point, scale: float, spring_colour: tuple[float, ...],
 def marker(point, scale: float, colour: tuple[float, ...]) -> np.ndarray:
     """The glowing marker on the grabbable end point under the cursor: a small
     octahedron at (x, y, 0), drawn unlit and bright."""
-    c = np.r_[np.asarray(point, float), 0.0]
+    c = point3(point)
     axes = np.eye(3) * scale
     rows = []
     for sx in (-1, 1):
@@ -132,7 +135,7 @@ def marker(point, scale: float, colour: tuple[float, ...]) -> np.ndarray:
 def bars(sl: SlinkySnapshot, radius: float, colour: tuple[float, ...]) -> np.ndarray:
     """The model's bars (end point to end point) as thin rods in the plane z = 0: the
     2D side view of the paper's figures."""
-    pts = np.c_[np.asarray(sl.ends, float), np.zeros(len(sl.ends))]
+    pts = ends3(sl)
     return tube(pts, radius, colour, sides=4)
 
 

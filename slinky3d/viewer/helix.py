@@ -43,8 +43,13 @@ def wire_thickness(sl: SlinkySnapshot) -> float:
 
 def ends3(sl: SlinkySnapshot) -> np.ndarray:
     """(N+1, 3) end points: a planar snapshot's at z = 0."""
-    e = np.asarray(sl.ends, float)
-    return e if e.shape[1] == 3 else np.c_[e, np.zeros(len(e))]
+    return point3(sl.ends)
+
+
+def point3(p) -> np.ndarray:
+    """A point (x, y) or (x, y, z), or an array of them, as (x, y, z): a plane's at z = 0."""
+    p = np.asarray(p, float)
+    return p if p.shape[-1] == 3 else np.concatenate([p, np.zeros(p.shape[:-1] + (1,))], -1)
 
 
 def bulges(sl: SlinkySnapshot) -> np.ndarray:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from slinky3d.runtime.snapshot import SlinkySnapshot
-from slinky3d.viewer.helix import bulges, ends3, wire_thickness
+from slinky3d.viewer.helix import bulges, ends3, point3, wire_thickness
 
 
 def box(
@@ -87,7 +87,7 @@ def grip(end: np.ndarray, neighbour: np.ndarray, next_: np.ndarray, middle: np.n
     """The grip on the half hoop from `end` to `neighbour` (the end point and the next
     one, (x, y) or (x, y, z)), whose neighbouring half hoop goes on to `next_`; `middle`:
     the Slinky's; `bulge`: the end half hoop's unit bulge (3D)."""
-    end, neighbour, next_, middle = (as3(a) for a in (end, neighbour, next_, middle))
+    end, neighbour, next_, middle = (point3(a) for a in (end, neighbour, next_, middle))
     C, Cn = 0.5 * (end + neighbour), 0.5 * (neighbour + next_)
     d = end - neighbour
     u = d / max(float(np.linalg.norm(d)), 1e-12)
@@ -98,12 +98,6 @@ def grip(end: np.ndarray, neighbour: np.ndarray, next_: np.ndarray, middle: np.n
         perp = -perp
     along = u if u @ (C - middle) >= 0 else -u
     return Grip(C, u, perp, along, b, np.asarray(back, float), float(R), float(thickness))
-
-
-def as3(p) -> np.ndarray:
-    """A point (x, y) or (x, y, z) as (x, y, z): a plane's at z = 0."""
-    p = np.asarray(p, float)
-    return p if p.shape[-1] == 3 else np.r_[p, 0.0]
 
 
 def grips(sl: SlinkySnapshot) -> list[Grip]:

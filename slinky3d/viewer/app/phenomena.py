@@ -99,7 +99,7 @@ class Phenomena:
             for sl in snap.slinkies:
                 f = collapse_front.front(sl)
                 if f is not None:
-                    parts.append(front_ring(sl.ends, f, sl.R))
+                    parts.append(front_ring(sl.ends, f, sl.R, sl.bulge))
         return parts
 
     def marks(self, snap: Snapshot) -> np.ndarray | None:

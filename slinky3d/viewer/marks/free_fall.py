@@ -51,7 +51,9 @@ class Parabola:
     def at(self, t) -> np.ndarray:
         """(..., 2) points at simulated times t (scalar or array)."""
         s = np.asarray(t, float)[..., None] - self.t0
-        return self.p0 + self.v0 * s - np.array([0.0, 0.5 * self.g]) * s * s
+        down = np.zeros(len(self.p0))  # (2,) or (3,): gravity along -y
+        down[1] = 0.5 * self.g
+        return self.p0 + self.v0 * s - down * s * s
 
     def until(self, floor_y: float, t_max: float) -> float:
         """The time it reaches height floor_y (at the latest t_max; t0 if it starts below)."""

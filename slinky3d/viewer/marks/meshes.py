@@ -9,6 +9,7 @@ import functools
 import numpy as np
 
 from slinky3d.viewer import coupling
+from slinky3d.viewer.helix import point3
 from slinky3d.viewer.marks.collapse_front import FRONT_COLOUR
 from slinky3d.viewer.marks.free_fall import Parabola
 
@@ -48,23 +49,29 @@ def parabola_tube(p: Parabola, R: float, floor_y: float) -> np.ndarray:
     glowing tube in the plane z = 0."""
     t1 = p.until(floor_y, p.t0 + PARABOLA_SECONDS)
     xy = p.at(np.linspace(p.t0, max(t1, p.t0 + 1e-3), PARABOLA_SEGMENTS + 1))
-    pts = np.c_[xy, np.zeros(len(xy))]
+    pts = point3(xy)
     return coupling.tube(pts, PARABOLA_WIDTH * R, (*PARABOLA_COLOUR, coupling.GLOW), sides=5)
 
 
-def front_ring(ends: np.ndarray, f: int, R: float) -> np.ndarray:
+def front_ring(ends: np.ndarray, f: int, R: float, bulge: np.ndarray | None = None
+               ) -> np.ndarray:
     """A glowing ring around the coil at joint f (collapse_front): about half hoop f (the
-    last one when f = N), in the plane of its bar and z."""
-    e = np.asarray(ends, float)
+    last one when f = N), in the plane of its bar and its bulge (z in a planar
+    snapshot; `bulge` (N, 3), a 3D snapshot's)."""
+    e = point3(ends)
     k = min(f, len(e) - 2)
     c, d = 0.5 * (e[k] + e[k + 1]), e[k + 1] - e[k]
-    ux, uy = d / max(float(np.linalg.norm(d)), 1e-12)
-    ring = _ring_at_origin(float(R))  # about the x axis: turned onto u, moved to c
+    u = d / max(float(np.linalg.norm(d)), 1e-12)
+    b = np.array([0.0, 0.0, 1.0]) if bulge is None else np.asarray(bulge[k], float)
+    b = b - (b @ u) * u  # square to the bar
+    b /= max(float(np.linalg.norm(b)), 1e-12)
+    # the ring's frame: x onto u, z onto b, y their normal (a planar one's: in the plane)
+    turn = np.stack([u, np.cross(b, u), b], axis=1)
+    ring = _ring_at_origin(float(R))  # in the plane of x and z, about the origin
     out = ring.copy()
     for col in (0, 3):  # positions, normals
-        x, y = ring[:, col], ring[:, col + 1]
-        out[:, col], out[:, col + 1] = ux * x - uy * y, uy * x + ux * y
-    out[:, :2] += c.astype("f4")
+        out[:, col:col + 3] = ring[:, col:col + 3] @ turn.T
+    out[:, :3] += c.astype("f4")
     return out
 
 
