@@ -19,8 +19,7 @@ RETRIES = 1  # solves again, more regularised, when Lemke's answer fails the che
 def _rate_row(A, zi, ri, sign, nrow, m, ww):
     """Fill row zi of the LCP matrix with sign times basis row ri's rate per unit of
     each unknown (the columns of the layout in _layout). ww.delassus[k, ri] is row
-    ri's rate per unit impulse along direction k; a contact's row 2c holds its
-    guessed direction n - s mu t itself where ww.combined says so."""
+    ri's rate per unit impulse along direction k."""
     D = ww.delassus
     for j in range(nrow):
         A[zi, j] = sign * D[j, ri]
@@ -29,9 +28,7 @@ def _rate_row(A, zi, ri, sign, nrow, m, ww):
         n = nrow + 2 * c
         t = n + 1
         s = ww.slide[c]
-        if ww.combined[c]:
-            A[zi, zc] = sign * D[n, ri]
-        elif s != 0.0:  # lam_t = -s mu lam_n
+        if s != 0.0:  # lam_t = -s mu lam_n
             A[zi, zc] = sign * (D[n, ri] - s * ww.mu[c] * D[t, ri])
         else:
             A[zi, zc] = sign * D[n, ri]
@@ -131,7 +128,7 @@ def solve(nrow, m, h, ww, cnt):
     tangential rate, 0: no guess) enter with their friction at the cone's edge,
     lam_t = -s mu lam_n: one unknown instead of four. Returns whether the answer
     stands: a guessed contact pushing with its tangential rate against the guess is
-    no longer guessed (False: solve again, its rows of ww.delassus plain), and Lemke
+    no longer guessed (False: solve again), and Lemke
     failing with guesses drops them all. An answer with every guess held solves the
     whole LCP (its slack beta = |u_t|) to the tolerance Lemke's own answers are held
     to (_solves)."""
@@ -166,10 +163,7 @@ def solve(nrow, m, h, ww, cnt):
             ut += D[k, t] * ww.impulse[k]
         for d in range(m):
             nd = nrow + 2 * d
-            if ww.combined[d]:
-                ut += D[nd, t] * ww.impulse[nd]
-            else:
-                ut += D[nd, t] * ww.impulse[nd] + D[nd + 1, t] * ww.impulse[nd + 1]
+            ut += D[nd, t] * ww.impulse[nd] + D[nd + 1, t] * ww.impulse[nd + 1]
         if s * ut < -tol:
             ww.slide[c] = 0.0
             held = False

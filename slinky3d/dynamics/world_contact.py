@@ -120,7 +120,11 @@ class WorldWork(NamedTuple):
     kept: np.ndarray  # (MAX_CONTACTS,) bool: in the solve
     slide: np.ndarray  # (MAX_CONTACTS,) the sign of a contact's guessed sliding; 0: none
     zpos: np.ndarray  # (MAX_CONTACTS,) int: its first unknown in the LCP
-    combined: np.ndarray  # (MAX_CONTACTS,) bool: its delassus row 2c is n - slide mu t
+    # the Delassus matrix's sweep (world_solve._delassus, impulse_response.delassus)
+    wrench: np.ndarray  # (2 MAX_CONTACTS, 3) each contact direction's unit wrench
+    row_bar: np.ndarray  # (2 MAX_CONTACTS,) int: its bar
+    order: np.ndarray  # (2 MAX_CONTACTS,) int: the directions by bar
+    sweep: np.ndarray  # (3, 2 MAX_CONTACTS) the sweep's rows
 
 
 def new_world_work(n: int, blocks: np.ndarray) -> WorldWork:
@@ -145,7 +149,8 @@ def new_world_work(n: int, blocks: np.ndarray) -> WorldWork:
         factored=workspace(n), group=np.zeros(n, np.int64),
         needed=np.zeros(MAX_CONTACTS, np.bool_), kept=np.zeros(MAX_CONTACTS, np.bool_),
         slide=np.zeros(MAX_CONTACTS), zpos=np.zeros(MAX_CONTACTS, np.int64),
-        combined=np.zeros(MAX_CONTACTS, np.bool_))
+        wrench=np.zeros((2 * MAX_CONTACTS, 3)), row_bar=np.zeros(2 * MAX_CONTACTS, np.int64),
+        order=np.zeros(2 * MAX_CONTACTS, np.int64), sweep=np.zeros((3, 2 * MAX_CONTACTS)))
 
 
 @njit(**JIT)

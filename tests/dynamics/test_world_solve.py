@@ -1,7 +1,6 @@
 """The locked solve's pieces (docs/solver.md, "The contact solve: closed coils locked"):
 guessed sliding contacts give an answer of the whole friction LCP, and the Delassus
-matrix from wrench responses per rigid part, updated for a coil freed, or grown by
-contacts added, is the one from a response per direction."""
+matrix from one sweep along the chain is the one from a response per direction."""
 
 import numpy as np
 import pytest
@@ -12,13 +11,7 @@ from slinky3d.dynamics.friction_lcp import solve
 from slinky3d.dynamics.impulse_response import factor, respond
 from slinky3d.dynamics.workspace import COUNTERS
 from slinky3d.dynamics.world_contact import new_world_work
-from slinky3d.dynamics.world_solve import (
-    _added_rows,
-    _delassus,
-    _freed_update,
-    _outermost,
-    basis_rates,
-)
+from slinky3d.dynamics.world_solve import _delassus, _outermost, basis_rates
 from slinky3d.model.chain import BASE
 from slinky3d.runtime.simulation import Simulation
 from slinky3d.scene.loader import load
@@ -108,62 +101,28 @@ def _plain(s, q, presc, ms):
     return plain
 
 
-def _agrees(ww, ms, plain, guess):
-    """ww.delassus's rows are plain's (a combined row: n - guess mu t)."""
-    got = ww.delassus[:2 * ms, :2 * ms]
-    for c in range(ms):
-        want = [plain[2 * c], plain[2 * c + 1]]
-        if ww.combined[c]:
-            want = [plain[2 * c] - guess * ww.mu[c] * plain[2 * c + 1]]
-        for r, w in enumerate(want, 2 * c):
-            assert np.allclose(got[r], w, rtol=1e-9, atol=1e-9 * np.abs(plain).max())
-
-
-def test_the_delassus_matrix_from_wrenches_is_the_one_from_directions(stack):
-    """The wrench responses combined give each direction's response, and a guessed
-    contact alone on its part the response along n - s mu t."""
+@pytest.mark.parametrize("lock", ["stack", "free", "some"])
+def test_the_delassus_matrix_from_one_sweep_is_the_one_from_directions(stack, lock):
+    """The sweep along the chain (impulse_response.delassus) gives each direction's
+    response, with the stack's coils locked, all free, or every third locked, and an
+    exactly symmetric matrix; it counts as one evaluation."""
     s, q, presc, ms = stack
     ww, fw, par = s.world_work, s.work.forces, s.par
     R, E, U, ws = par["radius"], fw.ends, fw.bar_axes, ww.factored
-    nb = 2 * ms
     groups = list(ww.group[ww.bar[:ms]])
     assert any(groups.count(g) > 1 for g in groups)  # a part holds several contacts
     assert any(groups.count(g) == 1 for g in groups)  # and one part a single contact
-    zeros = np.zeros(q.shape[0])
-    plain = _plain(s, q, presc, ms)
-    for guess in (0.0, 1.0, -1.0):
-        ww.slide[:ms] = guess
-        cnt = np.zeros(1, COUNTERS)[0]
-        _delassus(ms, q, R, E, U, presc, ws, zeros, ww, cnt)
-        assert cnt["evaluations"] < nb
-        for c in range(ms):
-            lone = groups.count(groups[c]) == 1
-            assert ww.combined[c] == (lone and guess != 0.0)
-        _agrees(ww, ms, plain, guess)
-
-
-@pytest.mark.parametrize("guess", [0.0, 1.0])
-def test_a_freed_coils_update_and_added_contacts_give_the_fresh_matrix(stack, guess):
-    """Freeing a locked coil inside a part with contacts: the locked matrix plus the
-    rank-one term of the freed coil's response is the freer chain's matrix; contacts
-    added to it (on the same factorisation) give the whole one."""
-    s, q, presc, ms = stack
-    ww, fw, par = s.world_work, s.work.forces, s.par
-    R, E, U, ws = par["radius"], fw.ends, fw.bar_axes, ww.factored
-    zeros = np.zeros(q.shape[0])
-    bars = ww.bar[:ms]
-    j = int(BASE + bars.min() + 1)  # a coil between two bars with contacts, locked
-    assert presc[j] and j - BASE < bars.max()
-    freer = presc.copy()
-    freer[j] = False
-    want = _plain(s, q, freer, ms)
-    old = ms - 1
-    ww.slide[:ms] = guess
+    p = presc.copy()
+    if lock != "stack":
+        p[BASE + 1:] = False
+    if lock == "some":
+        p[BASE + 1::3] = True
+    want = _plain(s, q, p, ms)
+    nb = 2 * ms
     cnt = np.zeros(1, COUNTERS)[0]
-    factor(q, presc, fw.armature, par["mass"], par["inertia"], R, E, U, ws)
-    _delassus(old, q, R, E, U, presc, ws, zeros, ww, cnt)
-    factor(q, freer, fw.armature, par["mass"], par["inertia"], R, E, U, ws)
-    assert _freed_update(j, old, q, R, E, U, freer, ws, zeros, ww, cnt)
-    _added_rows(old, ms, q, R, E, U, freer, ws, zeros, ww, cnt)
-    assert not ww.combined[old]
-    _agrees(ww, ms, want, guess)
+    ww.delassus[:nb, :nb] = np.nan
+    _delassus(ms, R, E, U, p, ws, ww, cnt)
+    got = ww.delassus[:nb, :nb]
+    assert cnt["evaluations"] == 1
+    assert np.array_equal(got, got.T)
+    assert np.allclose(got, want, rtol=1e-9, atol=1e-12 * np.abs(want).max())
