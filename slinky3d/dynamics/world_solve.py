@@ -392,14 +392,17 @@ def full_solve(q, vf, h, m, rigid, j0, par, modes, fw, w, ww, armh, cnt):
                 ww.delassus[r, s] = a
                 ww.delassus[s, r] = a
         basis_rates(nrow, m, vf, q, R, E, U, ww, ww.free_rate)
-        for c in range(m):
-            ww.slide[c] = 0.0
+        for c in range(m):  # sliding fast: guessed to go on sliding, as in locked_solve
+            ut = ww.free_rate[nrow + 2 * c + 1]
+            ww.slide[c] = 0.0 if abs(ut) < SLIDE_GUESS else math.copysign(1.0, ut)
         for r in range(nrow):
             ww.target[r] = -max(q[ww.rows[r]] - tmin, 0.0) / h
         for c in range(m):
             ww.target[nrow + 2 * c] = -max(ww.gap[c], 0.0) / h
             ww.target[nrow + 2 * c + 1] = 0.0
-        solve(nrow, m, h, ww, cnt)
+        for _guess in range(m + 1):  # each retry drops a guess at least
+            if solve(nrow, m, h, ww, cnt):
+                break
         for j in range(nj):
             vplus[j] = vf[j]
         for r in range(nb):
