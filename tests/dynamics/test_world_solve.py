@@ -7,8 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from slinky3d.dynamics.friction_lcp import solve
+from slinky3d.dynamics.friction_lcp import BY_LEMKE, FROM_LAST, LAST_VALID, solve
 from slinky3d.dynamics.impulse_response import factor, respond
+from slinky3d.dynamics.lemke import lemke
 from slinky3d.dynamics.workspace import COUNTERS
 from slinky3d.dynamics.world_contact import new_world_work
 from slinky3d.dynamics.world_solve import _delassus, _outermost, basis_rates
@@ -56,6 +57,50 @@ def test_guessed_sliding_contacts_give_an_answer_of_the_whole_lcp(contacts, mu, 
     # a force times a rate, as the rows above: the rate's tolerance times the force's scale
     # (beta's own scale let a nearly singular W, impulses ~1e5 and rates within tol, fail)
     assert (edge * beta).max() <= tol * (1.0 + ln.max())
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 12), st.floats(0.02, 0.25), st.integers(0, 2**32 - 1))
+def test_a_later_solve_of_a_step_finds_lemkes_answer_on_the_last_basis(contacts, mu, seed):
+    """A later solve of the same step starts from the last answer's basis: on a problem
+    a little changed (the rates, the matrix) it finds its answer there, without Lemke's
+    method, and it is the one Lemke's method finds where the answer is unique (every
+    contact guessed sliding, little friction: a P-matrix)."""
+    rng = np.random.default_rng(seed)
+    nb = 2 * contacts
+    ww = new_world_work(contacts, np.zeros((0, 3)))
+    cnt = np.zeros(1, COUNTERS)[0]
+    B = rng.normal(size=(nb, nb))
+    W = B @ B.T + nb * np.eye(nb)
+    ww.bar[:contacts] = np.arange(contacts)
+    ww.normal[:contacts] = (0.0, 1.0)
+    ww.mu[:contacts] = mu
+    ww.target[:nb] = 0.0
+    u = rng.normal(size=nb)
+
+    def answer(W, u, slide):
+        ww.delassus[:nb, :nb] = W
+        ww.free_rate[:nb] = u
+        ww.slide[:contacts] = slide
+        for _ in range(contacts + 1):
+            if solve(0, contacts, 1e-3, ww, cnt):
+                break
+        return ww.impulse[:nb].copy(), ww.slide[:contacts].copy()
+
+    ww.state[LAST_VALID] = 0
+    first, slide = answer(W, u, rng.choice([-1.0, 1.0], size=contacts))
+    W2 = W + 1e-9 * np.diag(rng.random(nb))
+    u2 = u * (1.0 + 1e-9 * rng.normal(size=nb))
+    guessed, lemke_1 = ww.state[FROM_LAST], ww.state[BY_LEMKE]
+    again, _ = answer(W2, u2, slide)
+    assert ww.state[FROM_LAST] > guessed and ww.state[BY_LEMKE] == lemke_1
+    assert np.allclose(again, first, rtol=1e-5, atol=1e-7 * (1 + np.abs(first).max()))
+    if np.all(slide != 0.0) and mu < 0.1:
+        n = contacts
+        z = np.zeros(n)
+        assert lemke(ww.lcp, ww.lcp_rhs, n, z, np.zeros((n + 1, n + 2)), np.zeros(n, np.int64),
+                     np.zeros(2 * n + 1, np.int64), 10 * n + 20) >= 0
+        assert np.allclose(ww.lcp_z[:n], z, rtol=1e-9, atol=1e-12 * (1 + np.abs(z).max()))
 
 
 @pytest.fixture(scope="module")
