@@ -2,7 +2,8 @@
 friction form (normal, +-tangent, a sliding slack per contact), with the contacts sliding
 fast guessed to slide on (one unknown at the cone's edge) and the answer checked
 against the whole problem (docs/solver.md, "The contact solve: closed coils locked").
-Its matrix comes from world_solve's responses; Lemke's method solves it."""
+Its matrix comes from world_solve's sweep; Lemke's method solves it, or, after a step's
+first solve, the last answer's basis (_from_last)."""
 
 from __future__ import annotations
 

@@ -6,8 +6,10 @@ and the armature only through the articulated inertias of pass 2; its loads (joi
 impulses, bar impulses, the prescribed joints' velocity changes) enter only through
 the bias recursion of pass 2 and through pass 3. `factor` computes and keeps the
 inertia part; `respond` then costs a fraction of a full `articulated_body.aba` call.
-The world step's contact solve needs one response per contact direction, all with
-the same joints locked (docs/solver.md, "Contact with the world").
+The world step's contact solve needs the velocity changes of unit wrenches at its
+contacts, all with the same joints locked: `delassus` gives them all, the contacts'
+Delassus matrix, in one sweep of the same factorisation (docs/solver.md, "The Delassus
+matrix in one sweep").
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """The impulses of one piece of the world step (world_contact.py): the LCP over the
 coil joints and the world contacts, solved with the closed coils locked (locked_solve:
 prescribed joints of one impulse-response factorisation, only the world contacts in a
-small Lemke problem, those sliding fast guessed to slide on, the guesses checked
-against the whole problem and corrected), and
+small LCP, its Delassus matrix from one sweep of that factorisation, those sliding
+fast guessed to slide on, the guesses checked against the whole problem and
+corrected), and
 the whole LCP (full_solve) as its fallback (docs/solver.md, "The contact solve: closed
 coils locked")."""
 
