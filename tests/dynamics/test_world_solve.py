@@ -19,12 +19,14 @@ from slinky3d.scene.loader import load
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(1, 12), st.floats(0.0, 1.5), st.integers(0, 2**32 - 1))
-def test_guessed_sliding_contacts_give_an_answer_of_the_whole_lcp(contacts, mu, seed):
+@given(st.integers(1, 12), st.floats(0.0, 1.5), st.integers(0, 2**32 - 1),
+       st.integers(0, 4))
+def test_guessed_sliding_contacts_give_an_answer_of_the_whole_lcp(contacts, mu, seed, nrow):
     """Whatever the guesses (right, wrong or none), the impulses solve Stewart and
-    Trinkle's LCP over every contact, with the slack beta = |u_t|."""
+    Trinkle's LCP over every contact, with the slack beta = |u_t|, with coil rows before
+    them (the whole LCP's layout) or none (the locked solve's)."""
     rng = np.random.default_rng(seed)
-    nb = 2 * contacts
+    nb = nrow + 2 * contacts
     ww = new_world_work(3, np.zeros((0, 3)))
     cnt = np.zeros(1, COUNTERS)[0]
     B = rng.normal(size=(nb, nb))
@@ -34,19 +36,24 @@ def test_guessed_sliding_contacts_give_an_answer_of_the_whole_lcp(contacts, mu, 
     ww.target[:nb] = 0.0
     ww.mu[:contacts] = mu
     ww.slide[:contacts] = rng.choice([-1.0, 0.0, 1.0], size=contacts)
+    ww.state[LAST_VALID] = 0
     for _ in range(contacts + 1):  # each round drops a wrong guess at least
-        if solve(0, contacts, 1e-3, ww, cnt):
+        if solve(nrow, contacts, 1e-3, ww, cnt):
             break
     assert cnt["lcp_failures"] == 0
     lam = ww.impulse[:nb]
     u = ww.free_rate[:nb] + W @ lam
-    ln, lt, un, ut = lam[0::2], lam[1::2], u[0::2], u[1::2]
+    lc, uc = lam[:nrow], u[:nrow]
+    ln, lt, un, ut = lam[nrow::2], lam[nrow + 1::2], u[nrow::2], u[nrow + 1::2]
     # to round-off, and to the regularisation the solve adds (up to 1e-6 of the largest
     # diagonal entry, when Lemke is retried)
     tol = 1e-9 * (1.0 + np.abs(ww.free_rate[:nb]).max()) + 1e-6 * W.diagonal().max() * (
         np.abs(lam).max())
     assert ln.min() >= 0.0 and un.min() >= -tol
     assert np.abs(ln * un).max() <= tol * (1.0 + ln.max())
+    if nrow:  # a coil row: its gap's rate and impulse complementary
+        assert lc.min() >= 0.0 and uc.min() >= -tol
+        assert np.abs(lc * uc).max() <= tol * (1.0 + lc.max())
     # Stewart and Trinkle's rows with lam_+- = max(+-lam_t, 0) and beta = |u_t|:
     # in the cone, friction opposing the sliding, sliding only at the cone's edge
     beta = np.abs(ut)
