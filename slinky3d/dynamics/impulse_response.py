@@ -6,8 +6,10 @@ and the armature only through the articulated inertias of pass 2; its loads (joi
 impulses, bar impulses, the prescribed joints' velocity changes) enter only through
 the bias recursion of pass 2 and through pass 3. `factor` computes and keeps the
 inertia part; `respond` then costs a fraction of a full `articulated_body.aba` call.
-The world step's contact solve needs one response per contact direction, all with
-the same joints locked (docs/solver.md, "Contact with the world").
+The world step's contact solve needs the velocity changes of unit wrenches at its
+contacts, all with the same joints locked: `delassus` gives them all, the contacts'
+Delassus matrix, in one sweep of the same factorisation (docs/solver.md, "The Delassus
+matrix in one sweep").
 """
 
 from __future__ import annotations
@@ -154,3 +156,87 @@ def respond(tau, presc, dv_p, fext, ws, dv, force):
             force[j] = ws[S0, j] * f0 + ws[S1, j] * f1 + ws[S2, j] * f2
         else:
             force[j] = 0.0
+
+
+@njit(**JIT, fastmath=FM)
+def delassus(nr, order, bar, G, presc, ws, X, D):
+    """D[r, s] = g_s^T Mh^-1 g_r for nr unit wrenches g_r = G[r] (moment about O, f_x,
+    f_y) on bars bar[r], from `factor`'s factorisation, in O(N + nr^2) (plus 6
+    operations per joint and row between its bar and the last): the inverse
+    operational-space inertia of the chain, without one response per row.
+
+    With A_j = I - Y_j S_j^T (how a free joint passes a load toward the base in
+    `respond`) and K_j = S_j S_j^T / D_j, a unit wrench at bar b moves bar c <= b
+    by Omega_c Phi(c + 1, b) with Phi(i, k) = A_i ... A_k, where
+    Omega_j = A_j^T Omega_{j-1} A_j + K_j (prescribed joints: A = I, K = 0) is a bar's
+    own response. One sweep from the base carries Omega and, for each row met, g_r^T
+    Omega_b times the A's since (a rank-one update a joint). `order` lists the rows by
+    bar (ascending); X is scratch (3, >= nr). D is filled whole, exactly symmetric."""
+    if nr == 0:
+        return
+    nj = presc.shape[0]
+    o00 = o01 = o02 = o11 = o12 = o22 = 0.0
+    x0 = X[0]
+    x1 = X[1]
+    x2 = X[2]
+    nact = 0
+    k = 0
+    jend = BASE + bar[order[nr - 1]]
+    for j in range(min(jend + 1, nj)):
+        if not presc[j]:
+            s0 = ws[S0, j]
+            s1 = ws[S1, j]
+            s2 = ws[S2, j]
+            y0 = ws[Y0, j]
+            y1 = ws[Y1, j]
+            y2 = ws[Y2, j]
+            for i in range(nact):  # x^T A_j
+                d = x0[i] * y0 + x1[i] * y1 + x2[i] * y2
+                x0[i] -= d * s0
+                x1[i] -= d * s1
+                x2[i] -= d * s2
+            w0 = o00 * y0 + o01 * y1 + o02 * y2  # Omega Y
+            w1 = o01 * y0 + o11 * y1 + o12 * y2
+            w2 = o02 * y0 + o12 * y1 + o22 * y2
+            a = y0 * w0 + y1 * w1 + y2 * w2 + ws[DI, j]
+            o00 += (a * s0 - 2.0 * w0) * s0
+            o01 += a * s0 * s1 - s0 * w1 - w0 * s1
+            o02 += a * s0 * s2 - s0 * w2 - w0 * s2
+            o11 += (a * s1 - 2.0 * w1) * s1
+            o12 += a * s1 * s2 - s1 * w2 - w1 * s2
+            o22 += (a * s2 - 2.0 * w2) * s2
+        if j < BASE:
+            continue
+        b = j - BASE
+        start = k
+        while k < nr and bar[order[k]] == b:
+            k += 1
+        if k == start:
+            continue
+        for p in range(start, k):  # with the rows of the bars before
+            r = order[p]
+            g0 = G[r, 0]
+            g1 = G[r, 1]
+            g2 = G[r, 2]
+            for i in range(nact):
+                v = x0[i] * g0 + x1[i] * g1 + x2[i] * g2
+                D[order[i], r] = v
+                D[r, order[i]] = v
+        for p in range(start, k):  # this bar's rows: g^T Omega
+            r = order[p]
+            g0 = G[r, 0]
+            g1 = G[r, 1]
+            g2 = G[r, 2]
+            i = nact + p - start
+            x0[i] = o00 * g0 + o01 * g1 + o02 * g2
+            x1[i] = o01 * g0 + o11 * g1 + o12 * g2
+            x2[i] = o02 * g0 + o12 * g1 + o22 * g2
+        for p in range(start, k):
+            r = order[p]
+            i = nact + p - start
+            for p2 in range(start, p + 1):
+                r2 = order[p2]
+                v = x0[i] * G[r2, 0] + x1[i] * G[r2, 1] + x2[i] * G[r2, 2]
+                D[r, r2] = v
+                D[r2, r] = v
+        nact += k - start

@@ -48,6 +48,7 @@ from slinky3d.dynamics.articulated_body import (
     workspace,
 )
 from slinky3d.dynamics.forces import derivatives, set_base
+from slinky3d.dynamics.friction_lcp import LAST_VALID
 from slinky3d.dynamics.step import step, step_start
 from slinky3d.dynamics.workspace import (
     ForceWork,
@@ -105,8 +106,10 @@ class WorldWork(NamedTuple):
     free_velocity: np.ndarray  # (nj,)
     body: np.ndarray  # (3, N) bar velocities (omega, v at O)
     nolock: np.ndarray  # (nj,) all False
-    state: np.ndarray  # (5,) int: in the world scheme (0/1), contacts, coil rows, pivots,
-    # and the pieces the full LCP solved (the locked solve found no active set)
+    state: np.ndarray  # (8,) int: in the world scheme (0/1), contacts, coil rows, pivots,
+    # the pieces the full LCP solved (the locked solve found no active set), whether
+    # the last answer of the small LCP is this step's (0/1; friction_lcp.LAST_VALID),
+    # and the small LCP's answers found on its basis and by Lemke's method
     # the solve with closed coils locked (locked_solve)
     active: np.ndarray  # (nj,) bool: the coils locked at their targets
     freed: np.ndarray  # (nj,) int: how a coil was freed in this piece's rounds (FREED_*)
@@ -120,7 +123,18 @@ class WorldWork(NamedTuple):
     kept: np.ndarray  # (MAX_CONTACTS,) bool: in the solve
     slide: np.ndarray  # (MAX_CONTACTS,) the sign of a contact's guessed sliding; 0: none
     zpos: np.ndarray  # (MAX_CONTACTS,) int: its first unknown in the LCP
-    combined: np.ndarray  # (MAX_CONTACTS,) bool: its delassus row 2c is n - slide mu t
+    # the Delassus matrix's sweep (world_solve._delassus, impulse_response.delassus)
+    wrench: np.ndarray  # (2 MAX_CONTACTS, 3) each contact direction's unit wrench
+    row_bar: np.ndarray  # (2 MAX_CONTACTS,) int: its bar
+    order: np.ndarray  # (2 MAX_CONTACTS,) int: the directions by bar
+    sweep: np.ndarray  # (3, 2 MAX_CONTACTS) the sweep's rows
+    # the last answer of the small LCP in this step, by contact (friction_lcp._keep_last)
+    last_first: np.ndarray  # (N,) int: its first contact on each bar; -1: none
+    last_next: np.ndarray  # (MAX_CONTACTS,) int: the next on the same bar; -1: none
+    last_at: np.ndarray  # (MAX_CONTACTS,)
+    last_normal: np.ndarray  # (MAX_CONTACTS, 2)
+    last_slide: np.ndarray  # (MAX_CONTACTS,) its sliding guess
+    last_basic: np.ndarray  # (MAX_CONTACTS, 4) bool: which of its unknowns were positive
 
 
 def new_world_work(n: int, blocks: np.ndarray) -> WorldWork:
@@ -138,14 +152,18 @@ def new_world_work(n: int, blocks: np.ndarray) -> WorldWork:
         lcp_rhs=np.zeros(nz), lcp_z=np.zeros(nz), tableau=np.zeros((nz + 1, nz + 2)),
         basis=np.zeros(nz, np.int64), column=np.zeros(2 * nz + 1, np.int64),
         free_velocity=np.zeros(nj), body=np.zeros((3, n)),
-        nolock=np.zeros(nj, np.bool_), state=np.zeros(5, np.int64),
+        nolock=np.zeros(nj, np.bool_), state=np.zeros(8, np.int64),
         active=np.zeros(nj, np.bool_), freed=np.zeros(nj, np.int64),
         prescribed=np.zeros(nj, np.bool_),
         change=np.zeros(nj), joint_impulse=np.zeros(nj), loads=np.zeros((n, 3)),
         factored=workspace(n), group=np.zeros(n, np.int64),
         needed=np.zeros(MAX_CONTACTS, np.bool_), kept=np.zeros(MAX_CONTACTS, np.bool_),
         slide=np.zeros(MAX_CONTACTS), zpos=np.zeros(MAX_CONTACTS, np.int64),
-        combined=np.zeros(MAX_CONTACTS, np.bool_))
+        wrench=np.zeros((2 * MAX_CONTACTS, 3)), row_bar=np.zeros(2 * MAX_CONTACTS, np.int64),
+        order=np.zeros(2 * MAX_CONTACTS, np.int64), sweep=np.zeros((3, 2 * MAX_CONTACTS)),
+        last_first=np.full(n, -1, np.int64), last_next=np.zeros(MAX_CONTACTS, np.int64),
+        last_at=np.zeros(MAX_CONTACTS), last_normal=np.zeros((MAX_CONTACTS, 2)),
+        last_slide=np.zeros(MAX_CONTACTS), last_basic=np.zeros((MAX_CONTACTS, 4), np.bool_))
 
 
 @njit(**JIT)
@@ -400,6 +418,7 @@ def run_world(q, qd, sd, t, h, nsteps, locked, target, parameters, modes, work, 
             pieces = max(md.substeps, int(math.ceil(h / H_WORLD - 1e-9)),
                          min(MAX_PIECES, int(math.ceil(rate * h / MAX_TURN - 1e-9))))
             hs = h / pieces
+            ww.state[LAST_VALID] = 0  # each step solves its first LCP afresh
             for _piece in range(pieces):
                 t = world_step(q, qd, sd, t, hs, locked, target, par, md, wpar, w, ww, cnt)
             ww.state[0] = 1

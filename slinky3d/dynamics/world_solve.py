@@ -1,8 +1,9 @@
 """The impulses of one piece of the world step (world_contact.py): the LCP over the
 coil joints and the world contacts, solved with the closed coils locked (locked_solve:
 prescribed joints of one impulse-response factorisation, only the world contacts in a
-small Lemke problem, those sliding fast guessed to slide on, the guesses checked
-against the whole problem and corrected), and
+small LCP, its Delassus matrix from one sweep of that factorisation, those sliding
+fast guessed to slide on, the guesses checked against the whole problem and
+corrected), and
 the whole LCP (full_solve) as its fallback (docs/solver.md, "The contact solve: closed
 coils locked")."""
 
@@ -14,7 +15,7 @@ from numba import njit
 
 from slinky3d.dynamics.articulated_body import JIT
 from slinky3d.dynamics.friction_lcp import solve
-from slinky3d.dynamics.impulse_response import factor, respond
+from slinky3d.dynamics.impulse_response import delassus, factor, respond
 from slinky3d.dynamics.world_geometry import body_velocities, contact_point, contact_rates
 from slinky3d.model.chain import BASE
 
@@ -23,7 +24,7 @@ MAX_LOCKED = 24  # active sets the locked solve tries before the full LCP takes 
 SINGLE_ROUNDS = 4  # rounds that free one pulling coil each, before all are freed at once
 PULLING_MANY = 16  # coils pulling at once that are freed together (after SINGLE_ROUNDS)
 FREED_TOGETHER, FREED_ALONE = 1, 2  # how locked_solve freed a coil (ww.freed; 0: not)
-KEEP_NONE, KEEP_ADDED, KEEP_FREED = 0, 1, 2  # what a round of locked_solve reuses
+KEEP_NONE, KEEP_ADDED, KEEP_FREED = 0, 1, 2  # what a round of locked_solve carries over
 TOUCH = 1e-6  # m: a contact this near (a point resting on the surface) is always solved
 GAP_TOL = 1e-10  # m: how far a contact left out of the solve may close past its target
 SLIDE_GUESS = 1e-3  # m/s: a contact sliding faster than this with no world impulse is
@@ -158,138 +159,33 @@ def _outermost(m, presc, R, E, U, ww, stay):
 
 
 @njit(**JIT)
-def _direction(c, r, fx, fy, ms, q, R, E, U, presc, ws, zeros, ww, cnt):
-    """Row r of ww.delassus: the basis rates of a unit impulse (fx, fy) at contact c."""
-    b, px, py = contact_point(c, R, E, U, ww)
-    loads = ww.loads
-    loads[b, 0] = px * fy - py * fx
-    loads[b, 1] = fx
-    loads[b, 2] = fy
-    respond(zeros, presc, zeros, loads, ws, ww.response[r], ww.joint_impulse)
-    loads[b, 0] = 0.0
-    loads[b, 1] = 0.0
-    loads[b, 2] = 0.0
-    cnt.evaluations += 1
-    basis_rates(0, ms, ww.response[r], q, R, E, U, ww, ww.delassus[r])
-
-
-@njit(**JIT)
-def _directions(c, ms, q, R, E, U, presc, ws, zeros, ww, cnt):
-    """Rows 2c and 2c + 1 of ww.delassus: contact c's normal and tangent."""
-    nx = ww.normal[c, 0]
-    ny = ww.normal[c, 1]
-    _direction(c, 2 * c, nx, ny, ms, q, R, E, U, presc, ws, zeros, ww, cnt)
-    _direction(c, 2 * c + 1, ny, -nx, ms, q, R, E, U, presc, ws, zeros, ww, cnt)
-    ww.combined[c] = False
-
-
-@njit(**JIT)
-def _delassus(ms, q, R, E, U, presc, ws, zeros, ww, cnt):
+def _delassus(ms, R, E, U, presc, ws, ww, cnt):
     """The first ms contacts' Delassus matrix on the locked chain (ww.delassus[:2ms,
-    :2ms], row r: the basis rates of a unit impulse along direction r). A rigid part
-    (ww.group: bars joined by prescribed joints) moves as one body whichever of its bars
-    an impulse acts on, so a part with two contacts or more takes three responses, to a
-    unit wrench (moment about O, fx, fy), combined for each contact direction, instead
-    of two a contact. A part with one contact takes two, or, guessed sliding (ww.slide),
-    one along its guessed direction n - s mu t (row 2c; ww.combined)."""
+    :2ms], row r: the basis rates of a unit impulse along direction r: contact c's
+    normal 2c and tangent 2c + 1) from the factorisation, in one sweep along the chain
+    (impulse_response.delassus) instead of one response per direction."""
     nb = 2 * ms
-    top = ww.delassus.shape[0] - 3  # three spare rows: the wrenches' basis rates
-    D = ww.delassus
-    loads = ww.loads
+    G = ww.wrench
+    order = ww.order
+    rb = ww.row_bar
     for c in range(ms):
-        ww.combined[c] = False
-    for c in range(ms):
-        g = ww.group[ww.bar[c]]
-        count = 0
-        first = True
-        for d in range(ms):
-            if ww.group[ww.bar[d]] == g:
-                count += 1
-                first = first and d >= c
-        if not first:
-            continue
-        if count == 1:
-            s = ww.slide[c]
-            if s == 0.0:
-                _directions(c, ms, q, R, E, U, presc, ws, zeros, ww, cnt)
-            else:
-                nx = ww.normal[c, 0]
-                ny = ww.normal[c, 1]
-                f = s * ww.mu[c]
-                _direction(c, 2 * c, nx - f * ny, ny + f * nx, ms, q, R, E, U, presc, ws,
-                           zeros, ww, cnt)
-                ww.combined[c] = True
-            continue
-        b = ww.bar[c]
-        for k in range(3):
-            loads[b, k] = 1.0
-            respond(zeros, presc, zeros, loads, ws, ww.response[top], ww.joint_impulse)
-            loads[b, k] = 0.0
-            cnt.evaluations += 1
-            basis_rates(0, ms, ww.response[top], q, R, E, U, ww, D[top + k])
-        for d in range(c, ms):
-            if ww.group[ww.bar[d]] != g:
-                continue
-            _, px, py = contact_point(d, R, E, U, ww)
-            nx = ww.normal[d, 0]
-            ny = ww.normal[d, 1]
-            for r in range(2 * d, 2 * d + 2):
-                fx, fy = (nx, ny) if r % 2 == 0 else (ny, -nx)
-                mo = px * fy - py * fx
-                for s2 in range(nb):
-                    D[r, s2] = mo * D[top, s2] + fx * D[top + 1, s2] + fy * D[top + 2, s2]
-
-
-@njit(**JIT)
-def _freed_update(j, ms, q, R, E, U, presc, ws, zeros, ww, cnt):
-    """Update the first ms contacts' Delassus matrix (ww.delassus[:2ms, :2ms]) for
-    coil j freed, on the factorisation with j free: returns whether it could. With
-    a = Mh'^-1 e_j the response to a unit torque at j on the freer chain, locking j
-    again takes a a^T / a_j off Mh'^-1, so the freer chain's rows are the locked
-    ones plus (G a)(G a)^T / a_j: one response instead of two a contact."""
-    nj = q.shape[0]
-    top = ww.delassus.shape[0] - 3
-    tau = ww.response[top - 1]  # spare rows: the unit torque and its response
-    a = ww.response[top - 2]
-    for k in range(nj):
-        tau[k] = 0.0
-    tau[j] = 1.0
-    respond(tau, presc, zeros, ww.loads, ws, a, ww.joint_impulse)
-    tau[j] = 0.0
-    cnt.evaluations += 1
-    aj = a[j]
-    if not aj > 0.0:
-        return False
-    u = ww.lcp_rhs  # G a (rebuilt by the next _solve_once)
-    basis_rates(0, ms, a, q, R, E, U, ww, u)
-    D = ww.delassus
-    for c in range(ms):
+        b, px, py = contact_point(c, R, E, U, ww)
+        nx = ww.normal[c, 0]
+        ny = ww.normal[c, 1]
         for r in range(2 * c, 2 * c + 2):
-            if r == 2 * c and ww.combined[c]:  # the guessed direction n - s mu t
-                ar = (u[r] - ww.slide[c] * ww.mu[c] * u[r + 1]) / aj
-            else:
-                ar = u[r] / aj
-            for s2 in range(2 * ms):
-                D[r, s2] += ar * u[s2]
-    return True
-
-
-@njit(**JIT)
-def _added_rows(old, ms, q, R, E, U, presc, ws, zeros, ww, cnt):
-    """Contacts old .. ms - 1 added to a Delassus matrix of the first `old` contacts on
-    the same factorisation: their rows from their own responses (plain: their normal
-    and tangent), the old rows' new columns from those by symmetry."""
-    D = ww.delassus
-    for c in range(old, ms):
-        _directions(c, ms, q, R, E, U, presc, ws, zeros, ww, cnt)
-    for c in range(old):
-        n = 2 * c
-        for s2 in range(2 * old, 2 * ms):
-            if ww.combined[c]:  # row 2c: the direction n - s mu t
-                D[n, s2] = D[s2, n] - ww.slide[c] * ww.mu[c] * D[s2, n + 1]
-            else:
-                D[n, s2] = D[s2, n]
-                D[n + 1, s2] = D[s2, n + 1]
+            fx, fy = (nx, ny) if r % 2 == 0 else (ny, -nx)
+            G[r, 0] = px * fy - py * fx
+            G[r, 1] = fx
+            G[r, 2] = fy
+            rb[r] = b
+    for r in range(nb):  # the rows by bar (insertion: stable, and nearly sorted already)
+        i = r
+        while i > 0 and rb[order[i - 1]] > rb[r]:
+            order[i] = order[i - 1]
+            i -= 1
+        order[i] = r
+    delassus(nb, order, rb, G, presc, ws, ww.sweep, ww.delassus)
+    cnt.evaluations += 1
 
 
 @njit(**JIT)
@@ -324,11 +220,10 @@ def locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus,
         ww.freed[j] = 0
     cycled = False  # a coil freed with others closed again
     pivots = 0
-    # what the last round leaves to reuse: KEEP_NONE, KEEP_ADDED (the same locked coils,
-    # contacts added: its factorisation and rows) or KEEP_FREED (coil `gone` freed
-    # alone: its rows, updated), and its contact count
+    # what the last round carries over: KEEP_NONE, KEEP_ADDED (the same locked coils,
+    # contacts added: its factorisation, and its contacts' sliding guesses) or
+    # KEEP_FREED (a coil freed alone: its contacts' guesses), and its contact count
     keep = KEEP_NONE
-    gone = -1
     old = 0
     for _round in range(MAX_LOCKED):
         for j in range(nj):
@@ -350,7 +245,6 @@ def locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus,
             cnt.evaluations += 1
         if not same:
             keep = KEEP_NONE
-        nb = 2 * ms
         # the motion with the locked coils at their targets and no world impulse
         respond(zeros, presc, dvp, loads, ws, vplus, lam)
         cnt.evaluations += 1
@@ -360,37 +254,17 @@ def locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus,
         for c in range(ms):
             ww.target[2 * c] = -max(ww.gap[c], 0.0) / h
             ww.target[2 * c + 1] = 0.0
-            if keep != KEEP_NONE:  # the rows kept keep their guesses (solve checks
+            if keep != KEEP_NONE:  # the contacts kept keep their guesses (solve checks
                 if c >= old:  # them); the contacts added come in plain
                     ww.slide[c] = 0.0
                 continue
             ut = ww.free_rate[2 * c + 1]  # sliding fast: guessed to go on sliding
             ww.slide[c] = 0.0 if abs(ut) < SLIDE_GUESS else math.copysign(1.0, ut)
-        if keep == KEEP_FREED and not _freed_update(gone, old, q, R, E, U, presc, ws,
-                                                    zeros, ww, cnt):
-            keep = KEEP_NONE
-            for c in range(ms):
-                ut = ww.free_rate[2 * c + 1]
-                ww.slide[c] = 0.0 if abs(ut) < SLIDE_GUESS else math.copysign(1.0, ut)
-        if keep == KEEP_NONE:
-            _delassus(ms, q, R, E, U, presc, ws, zeros, ww, cnt)
-        else:
-            _added_rows(old, ms, q, R, E, U, presc, ws, zeros, ww, cnt)
-        for r in range(nb):  # symmetric but for round-off (a guessed row is no basis row)
-            if ww.combined[r // 2]:
-                continue
-            for s in range(r):
-                if not ww.combined[s // 2]:
-                    a = 0.5 * (ww.delassus[r, s] + ww.delassus[s, r])
-                    ww.delassus[r, s] = a
-                    ww.delassus[s, r] = a
+        _delassus(ms, R, E, U, presc, ws, ww, cnt)
         for _guess in range(ms + 1):  # each retry drops a guess at least
             if solve(0, ms, h, ww, cnt):
                 break
             pivots += max(ww.state[3], 0)
-            for c in range(ms):  # a guess dropped: its rows plain again
-                if ww.combined[c] and ww.slide[c] == 0.0:
-                    _directions(c, ms, q, R, E, U, presc, ws, zeros, ww, cnt)
         for r in range(2 * ms, 2 * m):
             ww.impulse[r] = 0.0
         pivots += ww.state[3]
@@ -471,7 +345,6 @@ def locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus,
             act[worst] = False
             ww.freed[worst] = FREED_ALONE
             keep = KEEP_FREED
-            gone = worst
         else:
             for j in range(j0, nj):
                 if act[j] and lam[j] < -1e-9 * lmax:
@@ -520,15 +393,17 @@ def full_solve(q, vf, h, m, rigid, j0, par, modes, fw, w, ww, armh, cnt):
                 ww.delassus[r, s] = a
                 ww.delassus[s, r] = a
         basis_rates(nrow, m, vf, q, R, E, U, ww, ww.free_rate)
-        for c in range(m):
-            ww.slide[c] = 0.0
-            ww.combined[c] = False
+        for c in range(m):  # sliding fast: guessed to go on sliding, as in locked_solve
+            ut = ww.free_rate[nrow + 2 * c + 1]
+            ww.slide[c] = 0.0 if abs(ut) < SLIDE_GUESS else math.copysign(1.0, ut)
         for r in range(nrow):
             ww.target[r] = -max(q[ww.rows[r]] - tmin, 0.0) / h
         for c in range(m):
             ww.target[nrow + 2 * c] = -max(ww.gap[c], 0.0) / h
             ww.target[nrow + 2 * c + 1] = 0.0
-        solve(nrow, m, h, ww, cnt)
+        for _guess in range(m + 1):  # each retry drops a guess at least
+            if solve(nrow, m, h, ww, cnt):
+                break
         for j in range(nj):
             vplus[j] = vf[j]
         for r in range(nb):

@@ -1,36 +1,32 @@
 """The locked solve's pieces (docs/solver.md, "The contact solve: closed coils locked"):
 guessed sliding contacts give an answer of the whole friction LCP, and the Delassus
-matrix from wrench responses per rigid part, updated for a coil freed, or grown by
-contacts added, is the one from a response per direction."""
+matrix from one sweep along the chain is the one from a response per direction."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from slinky3d.dynamics.friction_lcp import solve
+from slinky3d.dynamics.friction_lcp import BY_LEMKE, FROM_LAST, LAST_VALID, solve
 from slinky3d.dynamics.impulse_response import factor, respond
+from slinky3d.dynamics.lemke import lemke
 from slinky3d.dynamics.workspace import COUNTERS
 from slinky3d.dynamics.world_contact import new_world_work
-from slinky3d.dynamics.world_solve import (
-    _added_rows,
-    _delassus,
-    _freed_update,
-    _outermost,
-    basis_rates,
-)
+from slinky3d.dynamics.world_solve import _delassus, _outermost, basis_rates
 from slinky3d.model.chain import BASE
 from slinky3d.runtime.simulation import Simulation
 from slinky3d.scene.loader import load
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(1, 12), st.floats(0.0, 1.5), st.integers(0, 2**32 - 1))
-def test_guessed_sliding_contacts_give_an_answer_of_the_whole_lcp(contacts, mu, seed):
+@given(st.integers(1, 12), st.floats(0.0, 1.5), st.integers(0, 2**32 - 1),
+       st.integers(0, 4))
+def test_guessed_sliding_contacts_give_an_answer_of_the_whole_lcp(contacts, mu, seed, nrow):
     """Whatever the guesses (right, wrong or none), the impulses solve Stewart and
-    Trinkle's LCP over every contact, with the slack beta = |u_t|."""
+    Trinkle's LCP over every contact, with the slack beta = |u_t|, with coil rows before
+    them (the whole LCP's layout) or none (the locked solve's)."""
     rng = np.random.default_rng(seed)
-    nb = 2 * contacts
+    nb = nrow + 2 * contacts
     ww = new_world_work(3, np.zeros((0, 3)))
     cnt = np.zeros(1, COUNTERS)[0]
     B = rng.normal(size=(nb, nb))
@@ -40,19 +36,24 @@ def test_guessed_sliding_contacts_give_an_answer_of_the_whole_lcp(contacts, mu, 
     ww.target[:nb] = 0.0
     ww.mu[:contacts] = mu
     ww.slide[:contacts] = rng.choice([-1.0, 0.0, 1.0], size=contacts)
+    ww.state[LAST_VALID] = 0
     for _ in range(contacts + 1):  # each round drops a wrong guess at least
-        if solve(0, contacts, 1e-3, ww, cnt):
+        if solve(nrow, contacts, 1e-3, ww, cnt):
             break
     assert cnt["lcp_failures"] == 0
     lam = ww.impulse[:nb]
     u = ww.free_rate[:nb] + W @ lam
-    ln, lt, un, ut = lam[0::2], lam[1::2], u[0::2], u[1::2]
+    lc, uc = lam[:nrow], u[:nrow]
+    ln, lt, un, ut = lam[nrow::2], lam[nrow + 1::2], u[nrow::2], u[nrow + 1::2]
     # to round-off, and to the regularisation the solve adds (up to 1e-6 of the largest
     # diagonal entry, when Lemke is retried)
     tol = 1e-9 * (1.0 + np.abs(ww.free_rate[:nb]).max()) + 1e-6 * W.diagonal().max() * (
         np.abs(lam).max())
     assert ln.min() >= 0.0 and un.min() >= -tol
     assert np.abs(ln * un).max() <= tol * (1.0 + ln.max())
+    if nrow:  # a coil row: its gap's rate and impulse complementary
+        assert lc.min() >= 0.0 and uc.min() >= -tol
+        assert np.abs(lc * uc).max() <= tol * (1.0 + lc.max())
     # Stewart and Trinkle's rows with lam_+- = max(+-lam_t, 0) and beta = |u_t|:
     # in the cone, friction opposing the sliding, sliding only at the cone's edge
     beta = np.abs(ut)
@@ -63,6 +64,50 @@ def test_guessed_sliding_contacts_give_an_answer_of_the_whole_lcp(contacts, mu, 
     # a force times a rate, as the rows above: the rate's tolerance times the force's scale
     # (beta's own scale let a nearly singular W, impulses ~1e5 and rates within tol, fail)
     assert (edge * beta).max() <= tol * (1.0 + ln.max())
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 12), st.floats(0.02, 0.25), st.integers(0, 2**32 - 1))
+def test_a_later_solve_of_a_step_finds_lemkes_answer_on_the_last_basis(contacts, mu, seed):
+    """A later solve of the same step starts from the last answer's basis: on a problem
+    a little changed (the rates, the matrix) it finds its answer there, without Lemke's
+    method, and it is the one Lemke's method finds where the answer is unique (every
+    contact guessed sliding, little friction: a P-matrix)."""
+    rng = np.random.default_rng(seed)
+    nb = 2 * contacts
+    ww = new_world_work(contacts, np.zeros((0, 3)))
+    cnt = np.zeros(1, COUNTERS)[0]
+    B = rng.normal(size=(nb, nb))
+    W = B @ B.T + nb * np.eye(nb)
+    ww.bar[:contacts] = np.arange(contacts)
+    ww.normal[:contacts] = (0.0, 1.0)
+    ww.mu[:contacts] = mu
+    ww.target[:nb] = 0.0
+    u = rng.normal(size=nb)
+
+    def answer(W, u, slide):
+        ww.delassus[:nb, :nb] = W
+        ww.free_rate[:nb] = u
+        ww.slide[:contacts] = slide
+        for _ in range(contacts + 1):
+            if solve(0, contacts, 1e-3, ww, cnt):
+                break
+        return ww.impulse[:nb].copy(), ww.slide[:contacts].copy()
+
+    ww.state[LAST_VALID] = 0
+    first, slide = answer(W, u, rng.choice([-1.0, 1.0], size=contacts))
+    W2 = W + 1e-9 * np.diag(rng.random(nb))
+    u2 = u * (1.0 + 1e-9 * rng.normal(size=nb))
+    guessed, lemke_1 = ww.state[FROM_LAST], ww.state[BY_LEMKE]
+    again, _ = answer(W2, u2, slide)
+    assert ww.state[FROM_LAST] > guessed and ww.state[BY_LEMKE] == lemke_1
+    assert np.allclose(again, first, rtol=1e-5, atol=1e-7 * (1 + np.abs(first).max()))
+    if np.all(slide != 0.0) and mu < 0.1:
+        n = contacts
+        z = np.zeros(n)
+        assert lemke(ww.lcp, ww.lcp_rhs, n, z, np.zeros((n + 1, n + 2)), np.zeros(n, np.int64),
+                     np.zeros(2 * n + 1, np.int64), 10 * n + 20) >= 0
+        assert np.allclose(ww.lcp_z[:n], z, rtol=1e-9, atol=1e-12 * (1 + np.abs(z).max()))
 
 
 @pytest.fixture(scope="module")
@@ -108,62 +153,28 @@ def _plain(s, q, presc, ms):
     return plain
 
 
-def _agrees(ww, ms, plain, guess):
-    """ww.delassus's rows are plain's (a combined row: n - guess mu t)."""
-    got = ww.delassus[:2 * ms, :2 * ms]
-    for c in range(ms):
-        want = [plain[2 * c], plain[2 * c + 1]]
-        if ww.combined[c]:
-            want = [plain[2 * c] - guess * ww.mu[c] * plain[2 * c + 1]]
-        for r, w in enumerate(want, 2 * c):
-            assert np.allclose(got[r], w, rtol=1e-9, atol=1e-9 * np.abs(plain).max())
-
-
-def test_the_delassus_matrix_from_wrenches_is_the_one_from_directions(stack):
-    """The wrench responses combined give each direction's response, and a guessed
-    contact alone on its part the response along n - s mu t."""
+@pytest.mark.parametrize("lock", ["stack", "free", "some"])
+def test_the_delassus_matrix_from_one_sweep_is_the_one_from_directions(stack, lock):
+    """The sweep along the chain (impulse_response.delassus) gives each direction's
+    response, with the stack's coils locked, all free, or every third locked, and an
+    exactly symmetric matrix; it counts as one evaluation."""
     s, q, presc, ms = stack
     ww, fw, par = s.world_work, s.work.forces, s.par
     R, E, U, ws = par["radius"], fw.ends, fw.bar_axes, ww.factored
-    nb = 2 * ms
     groups = list(ww.group[ww.bar[:ms]])
     assert any(groups.count(g) > 1 for g in groups)  # a part holds several contacts
     assert any(groups.count(g) == 1 for g in groups)  # and one part a single contact
-    zeros = np.zeros(q.shape[0])
-    plain = _plain(s, q, presc, ms)
-    for guess in (0.0, 1.0, -1.0):
-        ww.slide[:ms] = guess
-        cnt = np.zeros(1, COUNTERS)[0]
-        _delassus(ms, q, R, E, U, presc, ws, zeros, ww, cnt)
-        assert cnt["evaluations"] < nb
-        for c in range(ms):
-            lone = groups.count(groups[c]) == 1
-            assert ww.combined[c] == (lone and guess != 0.0)
-        _agrees(ww, ms, plain, guess)
-
-
-@pytest.mark.parametrize("guess", [0.0, 1.0])
-def test_a_freed_coils_update_and_added_contacts_give_the_fresh_matrix(stack, guess):
-    """Freeing a locked coil inside a part with contacts: the locked matrix plus the
-    rank-one term of the freed coil's response is the freer chain's matrix; contacts
-    added to it (on the same factorisation) give the whole one."""
-    s, q, presc, ms = stack
-    ww, fw, par = s.world_work, s.work.forces, s.par
-    R, E, U, ws = par["radius"], fw.ends, fw.bar_axes, ww.factored
-    zeros = np.zeros(q.shape[0])
-    bars = ww.bar[:ms]
-    j = int(BASE + bars.min() + 1)  # a coil between two bars with contacts, locked
-    assert presc[j] and j - BASE < bars.max()
-    freer = presc.copy()
-    freer[j] = False
-    want = _plain(s, q, freer, ms)
-    old = ms - 1
-    ww.slide[:ms] = guess
+    p = presc.copy()
+    if lock != "stack":
+        p[BASE + 1:] = False
+    if lock == "some":
+        p[BASE + 1::3] = True
+    want = _plain(s, q, p, ms)
+    nb = 2 * ms
     cnt = np.zeros(1, COUNTERS)[0]
-    factor(q, presc, fw.armature, par["mass"], par["inertia"], R, E, U, ws)
-    _delassus(old, q, R, E, U, presc, ws, zeros, ww, cnt)
-    factor(q, freer, fw.armature, par["mass"], par["inertia"], R, E, U, ws)
-    assert _freed_update(j, old, q, R, E, U, freer, ws, zeros, ww, cnt)
-    _added_rows(old, ms, q, R, E, U, freer, ws, zeros, ww, cnt)
-    assert not ww.combined[old]
-    _agrees(ww, ms, want, guess)
+    ww.delassus[:nb, :nb] = np.nan
+    _delassus(ms, R, E, U, p, ws, ww, cnt)
+    got = ww.delassus[:nb, :nb]
+    assert cnt["evaluations"] == 1
+    assert np.array_equal(got, got.T)
+    assert np.allclose(got, want, rtol=1e-9, atol=1e-12 * np.abs(want).max())
