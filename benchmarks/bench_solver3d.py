@@ -188,7 +188,76 @@ def main() -> None:
                         float(np.abs(E[:, 2]).max()))
         print(f"{name}: largest distance {worst:.2e} m")
         figures["planar_agreement_m"][name] = worst
+    speed_targets(figures, a.repeat, a.quick)
     report.write("bench_solver3d", figures)
+
+
+SHAKE_M, SHAKE_HZ = 0.02, 2.0  # bench_solver.py's N-scaling drive: the top shaken so
+SCALING_N = (157, 500, 1000)
+
+
+def speed_targets(figures: dict[str, Any], repeat: int, quick: bool) -> None:
+    """Issue 24's speed targets for the 3D solver, in this run: 4S (the steel J let go,
+    coil impacts) at least 20x real time, under both mass models, the planar solver
+    beside it; the hanging steel Slinky with coil contact, its top shaken as
+    bench_solver.py's N-scaling runs (SHAKE_M at SHAKE_HZ, vertically), at N = 157, 500
+    and 1000: N = 1000 at least 5x, the cost ~ N^k with k at most 1.2."""
+    sc = loader.load("4S")
+    (sp,) = sc.slinkies
+    p = sp.params
+    secs = 0.4 if quick else sc.duration
+    x, fr, hold = chain3d.from_planar(np.asarray(sp.q0), p.R)
+
+    def timed(make) -> tuple[float, int, int]:
+        walls, evals, steps = [], 0, 0
+        make().advance(2)  # compiled
+        for _ in range(repeat):
+            s = make()
+            steps = round(secs / sc.dt)
+            t0 = time.perf_counter()
+            s.advance(steps)
+            walls.append(time.perf_counter() - t0)
+            evals = getattr(s, "evaluations", 0)
+        return secs / float(np.median(walls)), evals, steps
+
+    print(f"\nissue 24's speed targets (median of {repeat}):")
+    out: dict[str, Any] = {}
+    for mass in ("ring", "arc"):
+        rtf, evals, n = timed(lambda m=mass: Solver3D(p, x, fr, anchor="clamped", holder=hold,
+                                                      mass=m, h=sc.dt, contact=True))
+        out[f"4S_3d_{mass}_x"] = rtf
+        out[f"4S_3d_{mass}_evals_per_step"] = evals / n
+        print(f"4S, 3D solver, {mass} mass: {rtf:.1f}x real time, {evals / n:.1f} evaluations "
+              f"a step (target 20x)")
+    rtf, _, _ = timed(lambda: SlinkySolver(sp, sc.dt))
+    out["4S_planar_x"] = rtf
+    print(f"4S, planar solver: {rtf:.1f}x real time")
+    costs = []
+    for n_half in SCALING_N:
+        spec = loader.load("hanging-steel", [f"slinky.n_coils={n_half / 2}"]).slinkies[0]
+        q = spec.params
+        xs, frs, hs = chain3d.from_planar(np.asarray(spec.q0), q.R)
+        w = 2 * math.pi * SHAKE_HZ
+        walls = []
+        for rep in range(repeat):
+            s = Solver3D(q, xs, frs, anchor="clamped", holder=hs, contact=True)
+            if rep == 0:
+                s.advance(2)
+            steps = round((0.2 if quick else 1.0) / s.h)
+            t0 = time.perf_counter()
+            for k in range(steps):
+                s.drive(np.array([0.0, SHAKE_M * w * w * math.cos(w * (k + 0.5) * s.h), 0.0]))
+                s.advance(1)
+            walls.append((time.perf_counter() - t0) / (steps * s.h))
+        rtf = 1 / float(np.median(walls))
+        costs.append(1 / rtf)
+        out[f"shaken_N{q.N}_x"] = rtf
+        print(f"steel hanging, top shaken, coil contact, N = {q.N}: {rtf:.1f}x real time"
+              + (" (target 5x)" if q.N == 1000 else ""))
+    k = float(np.polyfit(np.log(SCALING_N), np.log(costs), 1)[0])
+    out["cost_exponent_k"] = k
+    print(f"cost ~ N^k: k = {k:.2f} (target <= 1.2)")
+    figures["speed_targets"] = out
 
 
 if __name__ == "__main__":
