@@ -254,9 +254,9 @@ def speed_targets(figures: dict[str, Any], repeat: int, quick: bool) -> None:
         out[f"shaken_N{q.N}_x"] = rtf
         print(f"steel hanging, top shaken, coil contact, N = {q.N}: {rtf:.1f}x real time"
               + (" (target 5x)" if q.N == 1000 else ""))
-    k = float(np.polyfit(np.log(SCALING_N), np.log(costs), 1)[0])
-    out["cost_exponent_k"] = k
-    print(f"cost ~ N^k: k = {k:.2f} (target <= 1.2)")
+    exponent = float(np.polyfit(np.log(SCALING_N), np.log(costs), 1)[0])
+    out["cost_exponent_k"] = exponent
+    print(f"cost ~ N^k: k = {exponent:.2f} (target <= 1.2)")
     figures["speed_targets"] = out
 
 
