@@ -280,10 +280,11 @@ class Reference3D:
         self._cache = (t, y.copy(), c)
         return c
 
-    def _impulse(self, locked: np.ndarray) -> None:
+    def _impulse(self, locked: np.ndarray) -> np.ndarray:
         """Stop the `locked` joints' relative rates by one impulse (zero restitution);
         a joint whose impulse pulls is released, the most pulling first, and the solve
-        repeated. Sets self.locked, updates the velocities and the energy account."""
+        repeated. Sets self.locked, updates the velocities and the energy account;
+        returns the joints released."""
         x, frames, v, omega = self.unpack(self._y)
         n = frames.shape[0]
         M, _ = self.equations(x, frames, v, omega)
@@ -304,6 +305,7 @@ class Reference3D:
         u = u + du
         self._set_velocities(u[:3], u[3:].reshape(n, 3))
         self.locked = A
+        return locked & ~A
 
     def _set_velocities(self, v: np.ndarray, omega: np.ndarray) -> None:
         n = omega.shape[0]
@@ -342,7 +344,7 @@ class Reference3D:
             shut = touching & ~self.locked & ~released & (rate <= RATE) & (sdd < 0.0)
             if not shut.any():
                 break
-            self._impulse(self.locked | shut)
+            released |= self._impulse(self.locked | shut)  # those pulling: not again
         x, frames, v, omega = self.unpack(self._y)
         self._passing = touching & ~self.locked & (self.opening_rates(frames, omega) < -RATE)
         # a touching free joint's hit is where it falls HIT below its bound or its start,
