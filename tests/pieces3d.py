@@ -4,7 +4,7 @@ the 3D model, its reference integrator and its solver."""
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from slinky3d.model import chain3d
+from slinky3d.model import chain3d, static_shape
 from slinky3d.model.params import preset
 
 COILS = 2  # 4 half hoops keep the dense reference runs quick
@@ -29,3 +29,16 @@ def pose_3d(p, seed: int):
     rng = np.random.default_rng(seed + 100)
     frames = Rotation.from_rotvec(0.4 * rng.normal(size=(p.N, 3))).as_matrix() @ frames
     return x, frames, holder, 3.0 * rng.normal(size=(p.N, 3))
+
+
+def stretched_swing(coils: float, stretch: float, tilt: float, spin: float, C_D: float = 2e-4):
+    """A piece at its hanging shape with its open joints opened `stretch` times as far
+    from theta_min (it springs up and its coils shut on each other), tilted by `tilt`
+    about x (towards the viewer: it swings out of the plane) and spun at `spin` rad/s
+    about the vertical: (p, x, frames, holder, omega)."""
+    p = piece(coils, C_D=C_D)
+    q = static_shape.hanging(p)
+    q[3:] = p.theta_min + stretch * (q[3:] - p.theta_min)
+    x, frames, holder = chain3d.from_planar(q, p.R)
+    turn = chain3d.exp_map(np.array([tilt, 0.0, 0.0]))
+    return p, x, turn @ frames, turn @ holder, np.tile([0.0, spin, 0.0], (p.N, 1))

@@ -42,6 +42,7 @@ MAX_ROUNDS = 64  # resting-set rounds a step (each one articulated-body solve)
 SLOW = 1e-3  # 1/s: at a located hit, touching joints opening slower than this are stopped too
 MAX_EVENTS = 16  # hits located in one step; later ones are taken at the next step
 SCAN = 8  # points a touching joint's re-closure is bracketed by
+SCALES = 6  # ... at intervals down to SCAN^-SCALES of what is left of the step
 MAX_ITER = 12  # Illinois iterations locating one hit (each one sub-step's flow)
 
 
@@ -278,25 +279,22 @@ def step(mode, q, u, H, h, par, smin, w, cw):
         a = 0.0
         b = left
         if fa <= LOCATED:
-            for _ in range(3):
+            for _ in range(SCALES):
                 found = False
                 for i in range(1, SCAN + 1):
                     t = b * i / SCAN
                     _restore(q, u, H, cw)
                     integrator3d.flow(mode, q, u, H, t, par, w)
                     f = _lowest(q, smin, cand)
-                    if f > LOCATED:
+                    if f > 0.0:
                         a, fa = t, f
                     elif f < -LOCATED:
-                        if a > 0.0:
-                            b, fb = t, f
-                            found = True
-                        else:
-                            b = t
+                        b, fb = t, f
+                        found = a > 0.0
                         break
                 if found or a > 0.0:
                     break
-            if fa <= LOCATED:
+            if a == 0.0:
                 # inside at every scale: the step is finished, the hit taken at the next
                 _restore(q, u, H, cw)
                 integrator3d.flow(mode, q, u, H, left, par, w)
