@@ -42,3 +42,29 @@ def stretched_swing(coils: float, stretch: float, tilt: float, spin: float, C_D:
     x, frames, holder = chain3d.from_planar(q, p.R)
     turn = chain3d.exp_map(np.array([tilt, 0.0, 0.0]))
     return p, x, turn @ frames, turn @ holder, np.tile([0.0, spin, 0.0], (p.N, 1))
+
+
+def beside_planar(spec, h: float, chunks: int, contact: bool = False, each=None):
+    """The 3D solver (ring mass model, clamped) and the planar solver run side by side
+    from `spec`'s planar state, `chunks` times 25 steps of h: the 3D one asserted in the
+    plane after each, `each(planar, solver3d)` called there too. Returns the largest
+    distance between their end points, and both solvers."""
+    from slinky3d.dynamics.solver import SlinkySolver
+    from slinky3d.dynamics.solver3d import Solver3D
+    from slinky3d.model import chain
+
+    p = spec.params
+    planar = SlinkySolver(spec, h)
+    x, frames, holder = chain3d.from_planar(np.asarray(spec.q0), p.R)
+    s = Solver3D(p, x, frames, anchor="clamped", holder=holder, mass="ring", h=h,
+                 contact=contact)
+    worst = 0.0
+    for _ in range(chunks):
+        planar.advance(25)
+        s.advance(25)
+        E = s.end_points()
+        worst = max(worst, np.abs(E[:, :2] - chain.end_points(planar.q, p.R)).max())
+        assert np.abs(E[:, 2]).max() < 1e-12
+        if each is not None:
+            each(planar, s)
+    return worst, planar, s

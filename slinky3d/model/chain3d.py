@@ -261,6 +261,13 @@ def from_planar(q: np.ndarray, R: float) -> tuple[np.ndarray, np.ndarray, np.nda
     return np.array([q[0], q[1], 0.0]), F[1:], F[0]
 
 
+def in_space(points) -> np.ndarray:
+    """Points (..., 2) of the planar model, or (..., 3) already, as (..., 3): the plane
+    is z = 0 (as `from_planar` puts it)."""
+    p = np.asarray(points, float)
+    return p if p.shape[-1] == 3 else np.concatenate([p, np.zeros(p.shape[:-1] + (1,))], -1)
+
+
 def turn_about_vertical(angle: float) -> np.ndarray:
     """Rotation matrix of `angle` (rad) about the vertical (y)."""
     return exp_map(angle * UP)

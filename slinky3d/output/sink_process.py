@@ -15,8 +15,9 @@ one too, never a hang.
 The child is forked, not spawned: it starts in milliseconds with the sinks the caller
 made (a spawned one would import numpy, PyAV and the compiled conversion again, most of
 a short clip's wall time). It only writes the sinks and leaves by `os._exit`, touching
-nothing else the parent had (no GL, no atexit handlers). Where fork is missing (not
-Linux or macOS) the caller keeps the thread: `available()`.
+nothing else the parent had (no GL, no atexit handlers). Off Linux (macOS forks
+threaded processes unsafely; Windows cannot) the caller keeps the thread:
+`fork_available()`.
 """
 
 from __future__ import annotations
@@ -32,16 +33,16 @@ from typing import Any, NoReturn
 import numpy as np
 
 from slinky3d.errors import SlinkyError, error_line
+from slinky3d.output.sink_thread import POLL_S, QUEUE
 from slinky3d.output.video import FrameSink, pixels_for
 
-SLOTS = 3  # frames in flight: enough to smooth a slow frame, a few frames of memory
-POLL_S = 0.1  # how often a caller waiting for a free slot looks whether the child died
+SLOTS = QUEUE  # frames in flight, as on a thread
 _END = -1  # the last index sent: close the sinks
 
 
-def available() -> bool:
-    """Whether sinks can run in a forked process here."""
-    return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
+def fork_available() -> bool:
+    """Whether sinks can run in a forked process here (Linux)."""
+    return sys.platform.startswith("linux")
 
 
 class SinkProcess:

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from slinky3d.errors import SlinkyError
+from slinky3d.model.chain3d import in_space
 from slinky3d.output.paths import cannot_write
 
 EXTENSION = ".npz"  # what `simulate` and `run --log-state` write, whatever the name
@@ -60,14 +61,6 @@ class Trajectory:
         return int(np.argmin(np.abs(self.t - time)))
 
 
-def as_3d(ends: Any) -> np.ndarray:
-    """End points (..., 2) or (..., 3) as (..., 3): a plane's at z = 0."""
-    e = np.asarray(ends, dtype=float)
-    if e.shape[-1] == 3:
-        return e
-    return np.concatenate([e, np.zeros(e.shape[:-1] + (1,))], axis=-1)
-
-
 def _text(v: Any) -> str:
     return v if isinstance(v, str) else str(np.asarray(v)[()])
 
@@ -85,7 +78,7 @@ def from_data(data: dict[str, Any], meta: dict[str, Any] | None = None,
         if missing:
             raise SlinkyError(f"{where}: missing arrays {', '.join(missing)}")
         tracks.append(Track(
-            ends=as_3d(data["ends" + s]),
+            ends=in_space(data["ends" + s]),
             theta=np.asarray(data["theta" + s], dtype=float),
             theta_dot=np.asarray(data["theta_dot" + s], dtype=float),
             energy=np.asarray(data["energy" + s], dtype=float),
@@ -105,7 +98,7 @@ def save(path: str | Path, data: dict[str, Any], meta: dict[str, Any]) -> Path:
     path = Path(path)
     # Any: savez's **kwds share their name space with its allow_pickle: bool.
     arrays: dict[str, Any] = {k: (np.str_(v) if isinstance(v, str) else
-                                  as_3d(v) if k.startswith("ends") else np.asarray(v))
+                                  in_space(v) if k.startswith("ends") else np.asarray(v))
                               for k, v in data.items()}
     arrays["meta"] = np.str_(json.dumps(meta, default=_jsonable))
     try:

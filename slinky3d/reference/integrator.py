@@ -242,7 +242,7 @@ class ReferenceSolver:
             _, lam = self.accel(t, y[:n], y[n:], self.s.locked)
             return float(np.min(lam[self.s.locked]))
 
-        return [_Event(gap), _Event(tension)] if self.law in ("rigid", "paper") else []
+        return [Event(gap), Event(tension)] if self.law in ("rigid", "paper") else []
 
     def _integrate(self, t_end: float, t_eval: np.ndarray, out: list) -> None:
         """Integrate to t_end, appending (t, q, qd) at the t_eval times passed."""
@@ -307,7 +307,7 @@ class ReferenceSolver:
 
 
 @dataclass(frozen=True)
-class _Event:
+class Event:
     """A terminal event for solve_ivp: integration stops where `fun` falls through 0."""
 
     fun: Callable[[float, np.ndarray], float]

@@ -36,7 +36,6 @@ locked, until neither is left.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
@@ -48,6 +47,7 @@ from scipy.spatial.transform import Rotation
 from slinky3d.errors import SlinkyError
 from slinky3d.model import chain3d
 from slinky3d.model.params import Params
+from slinky3d.reference.integrator import Event  # solve_ivp's terminal event, shared
 
 TOUCH = 1e-9  # an opening within this of its bound touches (the events land ~1e-12 off)
 HIT = 1e-12  # a hit is located where a joint is this far inside its bound (or its start)
@@ -353,7 +353,7 @@ class Reference3D:
                                np.minimum(self.openings(frames), 0.0), 0.0) - HIT
         self.passed += int(self._passing.sum())
 
-    def _events(self) -> tuple[list[int], list[_Event]]:
+    def _events(self) -> tuple[list[int], list[Event]]:
         """(joints, events): a hit for each free joint that can touch (its opening less
         HIT below its bound, or below where it starts if inside: a joint leaving its
         bound is caught closing again), but those passing inside; a separation for each
@@ -362,7 +362,7 @@ class Reference3D:
             return [], []
         joints = [k for k in range(self.first, self.locked.shape[0])
                   if self.locked[k] or not self._passing[k]]
-        return joints, [_Event(partial(self._moment if self.locked[k] else self._opening, k))
+        return joints, [Event(partial(self._moment if self.locked[k] else self._opening, k))
                         for k in joints]
 
     def _moment(self, k: int, t: float, y: np.ndarray) -> float:
@@ -447,18 +447,6 @@ class Reference3D:
         s = self.s if s is None else s
         return chain3d.kinetic_energy(self.p, s.frames, s.v, s.omega, self.mass) + \
             chain3d.potential_energy(self.p, s.x, s.frames, self.holder, self.K, self.mass)
-
-
-@dataclass(frozen=True)
-class _Event:
-    """A terminal event for solve_ivp: integration stops where `fun` falls through 0."""
-
-    fun: Callable[[float, np.ndarray], float]
-    terminal: bool = True
-    direction: float = -1.0
-
-    def __call__(self, t: float, y: np.ndarray) -> float:
-        return self.fun(t, y)
 
 
 def simulate(ref: Reference3D, times: np.ndarray) -> list[State3D]:

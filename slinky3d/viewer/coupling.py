@@ -12,8 +12,9 @@ import functools
 
 import numpy as np
 
+from slinky3d.model.chain3d import in_space
 from slinky3d.runtime.snapshot import SlinkySnapshot
-from slinky3d.viewer.helix import ends3, point3
+from slinky3d.viewer.helix import ends3
 from slinky3d.viewer.props import box
 
 GLOW = 2.0  # colour alpha that mesh.glsl draws unlit and bright
@@ -83,7 +84,7 @@ def spring_damper(target, point, scale: float, spring_colour: tuple[float, ...],
     z = 0): a damper (cylinder and piston rod) at the target, in series with a coil
     spring to the point. The cylinder keeps its length; the rod slides out and the coil
     stretches as the coupling pulls. `scale` (m) sizes it (the Slinky's radius)."""
-    a, b = point3(target), point3(point)
+    a, b = in_space(target), in_space(point)
     cube = 0.12 * scale
     out = [_cube(a, cube, damper_colour)]
     length = float(np.linalg.norm(b - a))
@@ -118,7 +119,7 @@ def spring_damper(target, point, scale: float, spring_colour: tuple[float, ...],
 def marker(point, scale: float, colour: tuple[float, ...]) -> np.ndarray:
     """The glowing marker on the grabbable end point under the cursor: a small
     octahedron at (x, y, 0), drawn unlit and bright."""
-    c = point3(point)
+    c = in_space(point)
     axes = np.eye(3) * scale
     rows = []
     for sx in (-1, 1):

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from slinky3d.model.chain3d import in_space
 from slinky3d.runtime.snapshot import SlinkySnapshot, Snapshot
 
 # Cross-section faces of the flat wire, counter-clockwise in the (radial a, thickness b)
@@ -43,13 +44,7 @@ def wire_thickness(sl: SlinkySnapshot) -> float:
 
 def ends3(sl: SlinkySnapshot) -> np.ndarray:
     """(N+1, 3) end points: a planar snapshot's at z = 0."""
-    return point3(sl.ends)
-
-
-def point3(p) -> np.ndarray:
-    """A point (x, y) or (x, y, z), or an array of them, as (x, y, z): a plane's at z = 0."""
-    p = np.asarray(p, float)
-    return p if p.shape[-1] == 3 else np.concatenate([p, np.zeros(p.shape[:-1] + (1,))], -1)
+    return in_space(sl.ends)
 
 
 def bulges(sl: SlinkySnapshot) -> np.ndarray:

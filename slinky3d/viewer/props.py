@@ -12,8 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from slinky3d.model.chain3d import in_space
 from slinky3d.runtime.snapshot import SlinkySnapshot
-from slinky3d.viewer.helix import bulges, ends3, point3, wire_thickness
+from slinky3d.viewer.helix import bulges, ends3, wire_thickness
 
 
 def box(
@@ -65,29 +66,28 @@ class Grip:
     """Where a holder grips one end of a Slinky: the end half hoop's midpoint `C` and
     unit bar `u`, `perp` (the normal of its plane, away from its neighbour: the side the
     holder sits on), `along` (along the bar, away from the rest of the Slinky), `bulge`
-    (its unit bulge), `back` (where a post stands off the Slinky: -z, behind the plane
-    a planar one moves in), the Slinky's radius and wire thickness (all world metres,
-    3D)."""
+    (its unit bulge), the Slinky's radius and wire thickness (all world metres, 3D)."""
 
     C: np.ndarray
     u: np.ndarray
     perp: np.ndarray
     along: np.ndarray
     bulge: np.ndarray
-    back: np.ndarray
     R: float
     thickness: float
 
 
-BACK = np.array([0.0, 0.0, -1.0])  # behind a planar Slinky's plane (the viewer is at +z)
+# Where a post stands off the Slinky: behind the plane z = 0 (a planar Slinky's, and the
+# one the default camera looks at from +z)
+BACK = np.array([0.0, 0.0, -1.0])
 
 
 def grip(end: np.ndarray, neighbour: np.ndarray, next_: np.ndarray, middle: np.ndarray,
-         bulge: np.ndarray, R: float, thickness: float, back: np.ndarray = BACK) -> Grip:
+         bulge: np.ndarray, R: float, thickness: float) -> Grip:
     """The grip on the half hoop from `end` to `neighbour` (the end point and the next
     one, (x, y) or (x, y, z)), whose neighbouring half hoop goes on to `next_`; `middle`:
     the Slinky's; `bulge`: the end half hoop's unit bulge (3D)."""
-    end, neighbour, next_, middle = (point3(a) for a in (end, neighbour, next_, middle))
+    end, neighbour, next_, middle = (in_space(a) for a in (end, neighbour, next_, middle))
     C, Cn = 0.5 * (end + neighbour), 0.5 * (neighbour + next_)
     d = end - neighbour
     u = d / max(float(np.linalg.norm(d)), 1e-12)
@@ -97,7 +97,7 @@ def grip(end: np.ndarray, neighbour: np.ndarray, next_: np.ndarray, middle: np.n
     if perp @ (C - Cn) < 0:
         perp = -perp
     along = u if u @ (C - middle) >= 0 else -u
-    return Grip(C, u, perp, along, b, np.asarray(back, float), float(R), float(thickness))
+    return Grip(C, u, perp, along, b, float(R), float(thickness))
 
 
 def grips(sl: SlinkySnapshot) -> list[Grip]:
@@ -153,7 +153,7 @@ def post_boxes(g: Grip, floor_y: float, colour: tuple[float, ...],
     # The post stands beside the end and behind the plane the Slinky swings in.
     reach, off = 1.1 * R + 0.03, 1.1 * R + 0.02
     start = g.C + perp * (0.5 * t + plate_t + 0.5 * arm_t + gap)
-    foot = start + along * reach + g.back * off
+    foot = start + along * reach + BACK * off
     d = (foot - start) / np.linalg.norm(foot - start)
     arm_axes = np.array([d, perp, np.cross(d, perp)])
     arm = float(np.linalg.norm(foot - start))

@@ -9,10 +9,9 @@ from functools import cache
 
 import numpy as np
 import pytest
-from pieces3d import piece, planar_pose, stretched_swing
+from pieces3d import beside_planar, piece, planar_pose, stretched_swing
 
 from slinky3d.dynamics import coil_contact3d
-from slinky3d.dynamics.solver import SlinkySolver
 from slinky3d.dynamics.solver3d import Solver3D
 from slinky3d.model import chain, chain3d
 from slinky3d.model.static_shape import _Problem
@@ -129,18 +128,11 @@ def test_planar_motion_with_a_closed_stack_is_the_planar_solvers(joint, bump):
     p = spec.params
     q = np.array(spec.q0)
     q[chain.BASE + joint % p.N] += bump
-    planar = SlinkySolver(dataclasses.replace(spec, q0=q), 4e-3)
-    x, frames, holder = chain3d.from_planar(q, p.R)
-    s = Solver3D(p, x, frames, anchor="clamped", holder=holder, mass="ring", h=4e-3,
-                 contact=True)
-    worst = 0.0
-    for _ in range(10):
-        planar.advance(25)
-        s.advance(25)
-        E = s.end_points()
-        worst = max(worst, np.abs(E[:, :2] - chain.end_points(planar.q, p.R)).max())
-        assert np.abs(E[:, 2]).max() < 1e-12
+    def stack_shut(planar, s):
         assert s.locked.sum() >= 2
+
+    worst, _, s = beside_planar(dataclasses.replace(spec, q0=q), 4e-3, 10, contact=True,
+                                each=stack_shut)
     assert (s.impact_loss[0] > 0.0) == (joint < 0)  # a hit where one is meant
     assert worst < 1e-9
 

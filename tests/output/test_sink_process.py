@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 from slinky3d.errors import SlinkyError
-from slinky3d.output.sink_process import SLOTS, SinkProcess, available
+from slinky3d.output.sink_process import SLOTS, SinkProcess, fork_available
 from slinky3d.output.video import GL_ROWS
 
-pytestmark = pytest.mark.skipif(not available(), reason="needs fork")
+pytestmark = pytest.mark.skipif(not fork_available(), reason="needs fork")
 
 
 class Logged:

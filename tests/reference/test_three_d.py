@@ -41,19 +41,17 @@ def test_planar_pose_is_the_planar_model():
     assert V3 == pytest.approx(chain.potential_energy(p, q), rel=1e-13)
 
 
-def test_planar_swing_agrees_with_the_planar_reference():
-    """A damped planar swing without contacts: the 3D reference with the paper's mass
-    model (the ring) gives the planar reference's end points (to 1e-6 m) and stays in
-    the plane."""
-    p = piece(C_D=2e-4)
-    q = planar_pose(p, 1)
+def _both_references(p, q, times, contact: ContactSpec, contact3d: bool):
+    """The planar and the 3D reference (ring mass model, clamped at the planar pose q's
+    anchor) sampled at `times`: the 3D one's end points the planar one's to 1e-6 m and
+    in the plane at every sample. Returns the planar samples and run statistics, the 3D
+    reference, and how far the end points moved."""
     spec = SlinkySpec(params=p, anchor=EndSpec("held", math.inf, (0.0, 0.0), q[2]),
-                      far=EndSpec("free", 0.0), q0=q, contact=ContactSpec(enabled=False))
-    times = np.linspace(0.0, 0.2, 5)
-    planar, _ = integrator.simulate(spec, times)
+                      far=EndSpec("free", 0.0), q0=q, contact=contact)
+    planar, stats = integrator.simulate(spec, times)
     x, frames, holder = chain3d.from_planar(q, p.R)
     ref = three_d.Reference3D(p, three_d.State3D(x, frames, np.zeros(3), np.zeros((p.N, 3))),
-                              "clamped", holder, mass="ring")
+                              "clamped", holder, mass="ring", contact=contact3d)
     spatial = three_d.simulate(ref, times)
     moved = 0.0
     for (_, qp, _, _), s in zip(planar, spatial, strict=True):
@@ -62,6 +60,16 @@ def test_planar_swing_agrees_with_the_planar_reference():
         assert np.abs(E3[:, :2] - E2).max() < 1e-6
         assert np.abs(E3[:, 2]).max() < 1e-9
         moved = max(moved, np.abs(E2 - chain.end_points(q, p.R)).max())
+    return planar, stats, ref, moved
+
+
+def test_planar_swing_agrees_with_the_planar_reference():
+    """A damped planar swing without contacts: the 3D reference with the paper's mass
+    model (the ring) gives the planar reference's end points (to 1e-6 m) and stays in
+    the plane."""
+    p = piece(C_D=2e-4)
+    *_, moved = _both_references(p, planar_pose(p, 1), np.linspace(0.0, 0.2, 5),
+                                 ContactSpec(enabled=False), contact3d=False)
     assert moved > 0.01  # it swings
 
 
@@ -71,23 +79,10 @@ def test_planar_impacts_agree_with_the_planar_reference():
     locks, hits as events) gives the planar reference's end points (theta >= theta_min,
     its LCP) to 1e-6 m and stays in the plane."""
     p = piece(C_D=2e-4)
-    q = planar_pose(p, 1)
-    spec = SlinkySpec(params=p, anchor=EndSpec("held", math.inf, (0.0, 0.0), q[2]),
-                      far=EndSpec("free", 0.0), q0=q, contact=ContactSpec(law="rigid"))
-    times = np.linspace(0.0, 0.2, 11)
-    planar, stats = integrator.simulate(spec, times)
-    x, frames, holder = chain3d.from_planar(q, p.R)
-    ref = three_d.Reference3D(p, three_d.State3D(x, frames, np.zeros(3), np.zeros((p.N, 3))),
-                              "clamped", holder, mass="ring", contact=True)
-    spatial = three_d.simulate(ref, times)
+    planar, stats, ref, moved = _both_references(p, planar_pose(p, 1),
+                                                 np.linspace(0.0, 0.2, 11),
+                                                 ContactSpec(law="rigid"), contact3d=True)
     assert stats["impacts"] >= 3 and ref.events >= 3  # hits, located by both
-    moved = 0.0
-    for (_, qp, _, _), s in zip(planar, spatial, strict=True):
-        E2 = chain.end_points(qp, p.R)
-        E3 = chain3d.end_points(s.x, s.frames, p.R)
-        assert np.abs(E3[:, :2] - E2).max() < 1e-6
-        assert np.abs(E3[:, 2]).max() < 1e-9
-        moved = max(moved, np.abs(E2 - chain.end_points(q, p.R)).max())
     assert np.array_equal(ref.locked, planar[-1][3][chain.BASE:])
     assert moved > 0.01
 

@@ -29,10 +29,9 @@ from tqdm import tqdm  # type: ignore[import-untyped]  # no stubs shipped
 
 from slinky3d.dynamics.solver import warm_up
 from slinky3d.errors import SlinkyError, error_line, note, one_line
-from slinky3d.output import sink_process
 from slinky3d.output.paths import check_folder, check_writable
 from slinky3d.output.session import load_session
-from slinky3d.output.sink_process import SinkProcess
+from slinky3d.output.sink_process import SinkProcess, fork_available
 from slinky3d.output.sink_thread import SinkThread
 from slinky3d.output.video import (
     GL_ROWS,
@@ -138,7 +137,7 @@ class Filmer:
         # An MP4 alone is encoded in a process of its own (it would wait for Python's
         # lock on a thread); PNGs and GIFs, and mixes, on a thread.
         thread: SinkProcess | SinkThread
-        if sink_process.available() and pixels_for(sinks) == GL_ROWS:
+        if fork_available() and pixels_for(sinks) == GL_ROWS:
             thread = SinkProcess(sinks)
         else:
             thread = SinkThread(sinks)

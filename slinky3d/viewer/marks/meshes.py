@@ -8,8 +8,8 @@ import functools
 
 import numpy as np
 
+from slinky3d.model.chain3d import in_space
 from slinky3d.viewer import coupling
-from slinky3d.viewer.helix import point3
 from slinky3d.viewer.marks.collapse_front import FRONT_COLOUR
 from slinky3d.viewer.marks.free_fall import Parabola
 
@@ -49,7 +49,7 @@ def parabola_tube(p: Parabola, R: float, floor_y: float) -> np.ndarray:
     glowing tube in the plane z = 0."""
     t1 = p.until(floor_y, p.t0 + PARABOLA_SECONDS)
     xy = p.at(np.linspace(p.t0, max(t1, p.t0 + 1e-3), PARABOLA_SEGMENTS + 1))
-    pts = point3(xy)
+    pts = in_space(xy)
     return coupling.tube(pts, PARABOLA_WIDTH * R, (*PARABOLA_COLOUR, coupling.GLOW), sides=5)
 
 
@@ -58,7 +58,7 @@ def front_ring(ends: np.ndarray, f: int, R: float, bulge: np.ndarray | None = No
     """A glowing ring around the coil at joint f (collapse_front): about half hoop f (the
     last one when f = N), in the plane of its bar and its bulge (z in a planar
     snapshot; `bulge` (N, 3), a 3D snapshot's)."""
-    e = point3(ends)
+    e = in_space(ends)
     k = min(f, len(e) - 2)
     c, d = 0.5 * (e[k] + e[k + 1]), e[k + 1] - e[k]
     u = d / max(float(np.linalg.norm(d)), 1e-12)
