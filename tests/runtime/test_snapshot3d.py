@@ -66,9 +66,13 @@ def test_a_3d_swing_is_drawn_in_frame(swing, tmp_path):
     look = Look()
     stage = stage_for(look, snap)
     cam = Director(FOLLOW, frame_snapshot(snap, size, stage=stage), size).start(snap)
-    r = Renderer(headless_context(), size)
-    r.render(snap, look, cam, stage)
-    img = r.read()
+    ctx = headless_context()
+    try:
+        r = Renderer(ctx, size)
+        r.render(snap, look, cam, stage)
+        img = r.read()
+    finally:
+        ctx.release()  # not left current for the tests after (a window's detect)
     Image.fromarray(img).save(tmp_path / "swing3d.png")
     red = (img[..., 0] > 120) & (img[..., 1] < 90) & (img[..., 2] < 90)  # the plastic
     assert red.sum() > 500
