@@ -134,8 +134,8 @@ def calibration(ctx: moderngl.Context, size: tuple[int, int], frames: int,
         r._full.scene.use()
         ctx.enable_only(moderngl.DEPTH_TEST | moderngl.CULL_FACE)
         r._full.scene.clear(0.2, 0.3, 0.4, 1.0, depth=1.0)
-        r._upload_instances(snap, common["eye"])
-        r._draw_helices(snap, Look(), vp, common, depth=False)
+        r.helices.upload(snap, common["eye"])
+        r.helices.draw(snap, Look(), vp, common, depth=False)
         ctx.finish()
         if i >= 5:
             times.append(1e3 * (time.perf_counter() - t0))

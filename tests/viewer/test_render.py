@@ -362,7 +362,7 @@ def test_vertex_shader_matches_numpy_extrusion(ctx, spatial):
     import moderngl
     from shapes import snapshot3d, swung
 
-    from slinky3d.viewer.gl.renderer import HOOP_ATTRIBUTES, HOOP_FORMAT
+    from slinky3d.viewer.gl.helices import HOOP_ATTRIBUTES, HOOP_FORMAT
 
     sl = hanging_snapshot("steel", stretch=0.2).slinkies[0]
     if spatial:  # a 3D pose: every half hoop from its own frame

@@ -50,6 +50,13 @@ def release_dropped(ctx: moderngl.Context) -> int:
 _MISSING = object()
 
 
+def set_common(prog: moderngl.Program, vp: Any, common: dict) -> None:
+    """The view-projection `vp` and the frame's `common` uniforms (`set_uniform` each)."""
+    set_uniform(prog, "vp", vp)
+    for k, v in common.items():
+        set_uniform(prog, k, v)
+
+
 def set_uniform(prog: moderngl.Program, name: str, value: Any) -> None:
     """Set a uniform if the compiler kept it and its value changed (most stay put from
     frame to frame, and each call costs Python time the frame budget feels)."""

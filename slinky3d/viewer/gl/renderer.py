@@ -29,22 +29,17 @@ from slinky3d.scene.look import Look
 from slinky3d.viewer import coupling, helix, props
 from slinky3d.viewer.camera import OrbitCamera, corners
 from slinky3d.viewer.colour import LIGHT_DIR, floor_colours, lin
-from slinky3d.viewer.gl.context import release_dropped, set_uniform, track_dropped
+from slinky3d.viewer.gl.context import release_dropped, set_common, set_uniform, track_dropped
+from slinky3d.viewer.gl.helices import Helices
 from slinky3d.viewer.gl.programs import program
 from slinky3d.viewer.gl.quality import Quality, choose_quality
 from slinky3d.viewer.rects import Rect, outside, overlap, pieces
 from slinky3d.viewer.stage import Stage, stage_for
 
 HOLDER_COLOUR = (0.30, 0.31, 0.33, 1.0)  # rgb + gloss
-LODS = (6, 8, 12, 16, 24)  # segments per half turn below the preset's maximum
 SKIN_COLOUR = (0.72, 0.50, 0.38, 0.15)
 SPRING_COLOUR = (1.0, 0.78, 0.15, 0.6)  # the grab coupling's coil
 DAMPER_COLOUR = (0.22, 0.24, 0.28, 0.8)  # and its damper
-# Per half hoop: C, u (4 floats), sign, along, flash (3), tint rgb and amount (4).
-# Each half hoop's instance data (shaders/helix.glsl): helix.instances (C, u, b, along)
-# and the impact flash, then the tint (4f)
-HOOP_FORMAT, HOOP_ATTRIBUTES = "3f 3f 3f 2f", ("in_hoop", "in_bar", "in_bulge", "in_hoop2")
-INSTANCE_BYTES = 4 * (3 + 3 + 3 + 2 + 4)
 COUPLING_SIZE = 2.5  # the coupling's size in Slinky radii: readable a few metres away
 SCALE_STEP = 1 / 32  # dynamic resolution's scales are multiples: a new size is new targets
 
@@ -100,12 +95,7 @@ class Renderer:
         track_dropped(ctx)  # each frame releases what was dropped since the last
         self.released = 0  # dropped GL objects released, over the renderer's life
         self.quality: Quality = choose_quality(ctx, quality)
-        self.extrusion = extrusion  # "gpu" (instanced) or "numpy" (benchmark comparison)
         q = self.quality
-        self.template = helix.template(q.segments)
-        # Shadows: each half hoop as a coarse zero-thickness ribbon (its thickness is far
-        # below a shadow texel, and on a software rasterizer triangles are the cost).
-        self.shadow_template = helix.template(max(6, q.segments // 2), ribbon=True)
         d = {"SHADOW_TAPS": str(q.shadow_taps)}
         ds = d if q.self_shadow else {"SHADOW_TAPS": "0"}
         p = self.progs = {
@@ -125,10 +115,8 @@ class Renderer:
             for m in ("steel", "plastic"):
                 p["np_" + m] = program(ctx, "helix.glsl", {**ds, "PRECOMPUTED": "",
                                                            m.upper(): ""})
-        # Levels of detail: fewer segments when a hoop is small on screen (triangle setup
-        # is what the helices cost on a software rasterizer).
-        self.lods = sorted({s for s in LODS if s < q.segments} | {q.segments})
-        self._tpl: dict = {}
+        # extrusion: "gpu" (instanced) or "numpy" (the benchmark's comparison)
+        self.helices = Helices(ctx, q, p, extrusion)
         self.last_triangles = {"main": 0, "shadow": 0}
         quad = ctx.buffer(np.array([0, 0, 1, 0, 0, 1, 1, 1], "f4").tobytes())
         self._floor_vaos = {k: ctx.vertex_array(p[k], [(quad, "2f", "in_xz")])
@@ -136,7 +124,6 @@ class Renderer:
         self._bg_vao = ctx.vertex_array(p["background"], [])
         self._fxaa_vao = ctx.vertex_array(p["fxaa"], [])
         self._upscale_vao = ctx.vertex_array(p["upscale"], [])
-        self._hoops: list[tuple[moderngl.Buffer | None, dict]] = []  # per Slinky
         self._mesh_buf = ctx.buffer(reserve=4096, dynamic=True)
         s = q.shadow_size
         self.shadow_tex = ctx.depth_texture((s, s))
@@ -148,9 +135,7 @@ class Renderer:
         self._decor_key: tuple | None = None  # what the props were last built for
         self._decor_mesh = np.zeros((0, 10), "f4")
         self.profile: dict[str, list[float]] | None = None  # {} to time each pass
-        self._helices = True
-        self._tints: Sequence[np.ndarray | None] | None = None
-        self._slowmo = 1.0
+        self._helices = True  # this frame draws the helices
         self._t = 0.0  # process time of the last profiling tick
         self.size = (0, 0)
         self.inner = (0, 0)  # the size the last frame was drawn at (scale < 1: smaller)
@@ -229,8 +214,6 @@ class Renderer:
         if extra is not None and len(extra):
             boxes = np.concatenate([boxes, extra.astype("f4", copy=False)])
         self._helices = helices
-        self._tints = tints
-        self._slowmo = slowmo
         lo, hi = helix.bounds(snap, pad=0.02)
         slinky_box = (lo.copy(), hi.copy())
         if len(boxes):
@@ -248,7 +231,8 @@ class Renderer:
             "pixel_size": 2.0 * np.tan(np.radians(cam.fov_deg) / 2) / h,
             "fade": max(3.0 * stage.size, 2.5 * cam.distance),
         }
-        self._upload_instances(snap, common["eye"])
+        if helices:
+            self.helices.upload(snap, common["eye"], slowmo, tints)
         self._tick("prepare")
         ctx.enable_only(moderngl.DEPTH_TEST)
         ctx.depth_func = "<"
@@ -424,28 +408,7 @@ class Renderer:
         """Helix triangles drawn in the last frame (main pass, after the level of detail)
         and per shadow pass, and the most the main pass can draw."""
         n = sum(sl.N for sl in snap.slinkies)
-        return {**self.last_triangles, "max": n * self.template.triangles}
-
-    def _template(self, segments: int | None):
-        """GL buffers of the template with that many segments (None: the shadow ribbon)."""
-        if segments not in self._tpl:
-            t = self.shadow_template if segments is None else helix.template(segments)
-            self._tpl[segments] = (self.ctx.buffer(t.vertices.tobytes()),
-                                   self.ctx.buffer(t.indices.tobytes()), t)
-        return self._tpl[segments]
-
-    def _segments_for(self, sl, eye, pixel_size: float) -> int:
-        """Fewest segments whose polygon stays within half a pixel of the circle."""
-        if pixel_size <= 0.0:
-            return self.lods[-1]
-        e = helix.ends3(sl)
-        centres = 0.5 * (e[1:] + e[:-1])
-        d = max(float(np.min(np.linalg.norm(centres - np.asarray(eye), axis=1))) - sl.R, 1e-3)
-        radius_px = sl.R / (pixel_size * d)
-        for seg in self.lods:
-            if radius_px * (1.0 - np.cos(np.pi / (2 * seg))) <= 0.5:
-                return seg
-        return self.lods[-1]
+        return {**self.last_triangles, "max": n * self.helices.template.triangles}
 
     # -- passes --------------------------------------------------------------------
     def _draw_backdrop(self, t: Targets, look: Look, cam: OrbitCamera, stage: Stage,
@@ -476,7 +439,7 @@ class Renderer:
     def _draw_floor(self, name, rect, y, look: Look, stage: Stage, view_proj, common,
                     height: int) -> None:
         prog = self.progs[name]
-        self._uniforms(prog, view_proj, common)
+        set_common(prog, view_proj, common)
         lit, dark = floor_colours(look)
         for k, v in (("floor_y", y), ("rect", tuple(float(r) for r in rect)),
                      ("centre", (stage.centre_x, 0.0)), ("fade", common["fade"]),
@@ -542,11 +505,13 @@ class Renderer:
         return np.concatenate(parts) if parts else np.zeros((0, 10), "f4")
 
     def _draw_objects(self, snap, look, boxes, vp, common, depth: bool) -> None:
-        self._draw_helices(snap, look, vp, common, depth)
+        if self._helices:
+            self.last_triangles["shadow" if depth else "main"] += self.helices.draw(
+                snap, look, vp, common, depth)
         if not len(boxes):
             return
         prog = self.progs["mesh_depth" if depth else "mesh"]
-        self._uniforms(prog, vp, common)
+        set_common(prog, vp, common)
         data = boxes.tobytes()
         if self._mesh_buf.size < len(data):
             self._mesh_buf = self.ctx.buffer(reserve=len(data) * 2, dynamic=True)
@@ -558,95 +523,6 @@ class Renderer:
                 prog, [(self._mesh_buf, "3f 3f 4f", "in_pos", "in_normal", "in_colour")],
                 skip_errors=True)
         self._mesh_vaos[name].render(moderngl.TRIANGLES, vertices=len(boxes))
-
-    def _draw_helices(self, snap, look, vp, common, depth: bool) -> None:
-        if not self._helices:
-            return
-        for i, sl in enumerate(snap.slinkies):
-            material = look.material_for(sl.preset)
-            width = look.width_for(material, sl.R)
-            if self.extrusion == "numpy" and not depth:
-                prog = self.progs["np_" + material]
-                self._uniforms(prog, vp, common)
-                self._material(prog, look)
-                lod = self._segments_for(sl, common["eye"], common["pixel_size"])
-                self._draw_numpy(sl, width, prog, self._template(lod)[2])
-                self.last_triangles["main"] += sl.N * self._template(lod)[2].triangles
-                continue
-            name = "helix_depth" if depth else "helix_" + material
-            prog = self.progs[name]
-            self._uniforms(prog, vp, common)
-            self._material(prog, look)
-            set_uniform(prog, "R", sl.R)
-            set_uniform(prog, "half_width", 0.5 * width)
-            set_uniform(prog, "half_thick", 0.5 * helix.wire_thickness(sl))
-            set_uniform(prog, "pixel_size", 0.0 if depth else common["pixel_size"])
-            seg = None if depth else self._segments_for(sl, common["eye"], common["pixel_size"])
-            _, vao, tpl = self._helix_vao(i, sl.N, name, seg)
-            vao.render(moderngl.TRIANGLES, instances=sl.N)
-            self.last_triangles["shadow" if depth else "main"] += sl.N * tpl.triangles
-
-    def _upload_instances(self, snap: Snapshot, eye) -> None:
-        """Each Slinky's per-hoop data, once a frame for both passes: sorted nearest the
-        eye first (the shadow pass does not mind the order)."""
-        if not self._helices:
-            return
-        for i, sl in enumerate(snap.slinkies):
-            inst = np.c_[helix.instances(sl), helix.impact_flash(sl, self._slowmo),
-                         self._tint(i, sl.N)
-                         ].astype("f4")
-            self._hoop_buffer(i, sl.N).write(_near_first(inst, eye, sl.R).tobytes())
-
-    def _hoop_buffer(self, i: int, n: int) -> moderngl.Buffer:
-        """Slinky i's instance buffer (n half hoops); a new one drops its vertex arrays."""
-        while len(self._hoops) <= i:
-            self._hoops.append((None, {}))
-        buf, vaos = self._hoops[i]
-        if buf is None or buf.size != n * INSTANCE_BYTES:
-            buf, vaos = self.ctx.buffer(reserve=n * INSTANCE_BYTES, dynamic=True), {}
-            self._hoops[i] = (buf, vaos)
-        return buf
-
-    def _helix_vao(self, i: int, n: int, name: str, segments: int | None):
-        buf = self._hoop_buffer(i, n)
-        vaos = self._hoops[i][1]
-        vbo, ibo, tpl = self._template(segments)
-        if (name, segments) not in vaos:
-            vaos[name, segments] = self.ctx.vertex_array(
-                self.progs[name],
-                [(vbo, "3f 2f", "in_vert", "in_face"),
-                 (buf, HOOP_FORMAT + " 4f/i", *HOOP_ATTRIBUTES, "in_tint")],
-                index_buffer=ibo, index_element_size=4, skip_errors=True)
-        return buf, vaos[name, segments], tpl
-
-    def _tint(self, i: int, n: int) -> np.ndarray:
-        """(n, 4) tints of Slinky i this frame (zeros: the material's own colour)."""
-        t = self._tints[i] if self._tints is not None and i < len(self._tints) else None
-        if t is None or len(t) != n:
-            return np.zeros((n, 4), "f4")
-        return t
-
-    def _draw_numpy(self, sl, width: float, prog, tpl) -> None:
-        """The numpy-extrusion path (benchmark only): whole mesh built and uploaded."""
-        m = helix.extrude(sl, width, tpl)
-        data = np.c_[m.positions, m.normals, m.tangents, m.along].astype("f4")
-        vbo = self.ctx.buffer(data.tobytes())
-        ibo = self.ctx.buffer(m.indices.tobytes())
-        vao = self.ctx.vertex_array(
-            prog, [(vbo, "3f 3f 3f 1f", "in_pos", "in_normal", "in_tangent", "in_along")],
-            index_buffer=ibo, index_element_size=4, skip_errors=True)
-        vao.render(moderngl.TRIANGLES)
-        for o in (vao, vbo, ibo):
-            o.release()
-
-    def _uniforms(self, prog, vp, common) -> None:
-        set_uniform(prog, "vp", vp)
-        for k, v in common.items():
-            set_uniform(prog, k, v)
-
-    def _material(self, prog, look: Look) -> None:
-        set_uniform(prog, "albedo_lin", lin(look.colour))
-        set_uniform(prog, "rainbow", int(look.rainbow))
 
 
 def _holder_key(sl, t: float) -> tuple:
@@ -670,12 +546,6 @@ def _holder_key(sl, t: float) -> tuple:
 def _backdrop_key(look: Look, cam: OrbitCamera, stage: Stage) -> tuple:
     """What the backdrop's pixels depend on (drawn again when it changes)."""
     return (tuple(cam.eye()), tuple(np.asarray(cam.target, float)), cam.fov_deg, look, stage)
-
-
-def _near_first(inst: np.ndarray, eye, R: float) -> np.ndarray:
-    """Half hoops sorted nearest bulge first, so the early depth test skips hidden ones."""
-    bulge = inst[:, 0:3] + R * inst[:, 6:9] - np.asarray(eye, "f4")
-    return inst[np.argsort(np.einsum("ij,ij->i", bulge, bulge), kind="stable")]
 
 
 def _screen_rect(cam: OrbitCamera, lo, hi, w: int, h: int, pad: int = 6):
