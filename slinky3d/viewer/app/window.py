@@ -602,7 +602,8 @@ class Viewer:
         if self.resolution is not None and self._render_s is not None:
             self.resolution.update(self._render_s, now - start)
         self._due = max(self._due + FRAME_INTERVAL, now)
-        pyglet.clock.schedule_once(self._pace, self._due - now)
+        clock = pyglet.clock.get_default()
+        pyglet.clock.schedule_once(self._pace, self._due - clock_base(clock))
 
     def run(self) -> int:
         """Play until the window closes; 0 on a normal quit."""
@@ -617,6 +618,15 @@ class Viewer:
         if self.save_frame is not None and self.last_frame is not None:
             Image.fromarray(self.last_frame).save(self.save_frame)
         return 0
+
+
+def clock_base(clock: pyglet.clock.Clock) -> float:
+    """The time (the clock's, perf_counter) from which `clock.schedule_once` counts a
+    delay: pyglet counts it from its last tick, not from now, when that tick was less
+    than 0.2 s ago (it groups callbacks). A frame paced from now would fire early by the
+    time it took to draw, and the frame after it late."""
+    nearest = getattr(clock, "_get_nearest_ts", None)
+    return float(nearest()) if nearest is not None else float(clock.time())
 
 
 def _nothing(index: int) -> None:
