@@ -407,6 +407,48 @@ def test_disjoint_rectangles_cover_the_union_once():
     assert count.max() == 1 and np.array_equal(count == 1, union)
 
 
+def test_a_refresh_waits_for_a_frame_with_room_but_not_for_long(rig):
+    """A frame without room (wait=True) puts off the refresh that only the clock asks
+    for, up to REFRESH_LATEST; what changes the overlay's look is drawn at once."""
+    from slinky3d.viewer.overlay.cache import REFRESH, REFRESH_LATEST, OverlayCache
+
+    def view(k=0, **kw):
+        return rig.view(fps=50.0 + k, **kw)
+
+    cache = OverlayCache(rig.ctx, rig.overlay)
+    rig.scene_frame()
+    cache.frame(view(), rig.fbo, (W, H), 0.0)
+    hud = cache.layers["hud"]
+    assert hud.draws == 1 and cache.refreshed
+    t = 1.01 * REFRESH
+    cache.frame(view(1), rig.fbo, (W, H), t, wait=True)
+    assert hud.draws == 1 and not cache.refreshed  # due, but no room: put off
+    cache.frame(view(1), rig.fbo, (W, H), t + 0.01)
+    assert hud.draws == 2 and cache.refreshed  # the next frame with room draws it
+    t += 0.01
+    for k in range(2, 40):  # never any room: at most REFRESH_LATEST late
+        t += 0.25 * REFRESH
+        cache.frame(view(k), rig.fbo, (W, H), t, wait=True)
+        if cache.refreshed:
+            break
+    late = t - (1.02 * REFRESH)  # since the last refresh
+    assert hud.draws == 3 and REFRESH_LATEST <= late < REFRESH_LATEST + 0.3 * REFRESH
+    cache.frame(view(k, show_help=True), rig.fbo, (W, H), t + 0.01, wait=True)
+    assert cache.refreshed  # help shown: drawn at once, room or not
+
+
+def test_the_refresh_budget_learns_a_frames_room():
+    from slinky3d.viewer.app.budget import RefreshBudget
+
+    b = RefreshBudget(1 / 60)
+    assert b.room(0.015)  # nothing learnt yet
+    for _ in range(100):
+        b.observe(0.012, 0.010, refreshed=False)  # 2 ms from the overlay to the end
+        b.observe(0.015, 0.010, refreshed=True)  # a refresh adds 3 ms
+    assert abs(b.tail - 0.002) < 1e-9 and abs(b.extra - 0.003) < 1e-4
+    assert b.room(0.0115) and not b.room(0.0120)  # 11.5 + 2 + 3 = 16.5 < 16.67 < 17
+
+
 def test_the_panel_layer_is_drawn_again_only_when_it_changes(rig):
     """The cached overlay keeps the HUD and the panel in buffers of their own: the HUD's
     is drawn at every refresh (its figures live), the panel's only when the panel looks

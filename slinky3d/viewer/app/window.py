@@ -40,6 +40,7 @@ from slinky3d.scene.reach import lowest, reach_of
 from slinky3d.scene.spec import Scene
 from slinky3d.viewer import coupling
 from slinky3d.viewer.app import keys, picking
+from slinky3d.viewer.app.budget import RefreshBudget
 from slinky3d.viewer.app.controls import Controls
 from slinky3d.viewer.app.impact_sound import ImpactSound
 from slinky3d.viewer.app.instant_replay import InstantReplay
@@ -112,6 +113,8 @@ class Viewer:
         # The 3D picture's scale, moved toward the frame budget (None: always full).
         self.resolution = ResolutionController(FRAME_INTERVAL) if dynamic_resolution else None
         self._render_s: float | None = None  # the last frame's 3D picture, wall s
+        self._overlay_at: float | None = None  # s into the last frame its overlay began
+        self.budget = RefreshBudget(FRAME_INTERVAL)
         self._screen, self._screen_size = self.ctx.screen, tuple(fb)
         # What each frame draws again (a kept back buffer: only what changed).
         self.redraw = Redraw(back_buffer_kept(self.window, self._screen))
@@ -399,7 +402,8 @@ class Viewer:
         r = self.renderer
         # Where this frame drew again (None: everywhere), for the overlay to lay over.
         drawn = [*redraw, *r.composed] if redraw is not None and r.partial else None
-        self._overlay(snap, now, drawn)
+        self._overlay_at = time.perf_counter() - now
+        self._overlay(snap, now, drawn, wait=not self.budget.room(self._overlay_at))
         self.redraw.drawn(r.composed)
         self.frames += 1
         if self.max_frames and self.frames >= self.max_frames:
@@ -506,14 +510,16 @@ class Viewer:
         return t
 
     def _overlay(self, snap: Snapshot, now: float,
-                 drawn: list[tuple[int, int, int, int]] | None = None) -> None:
+                 drawn: list[tuple[int, int, int, int]] | None = None,
+                 wait: bool = False) -> None:
         """The 2D layer over the frame: everywhere, or only inside `drawn` (x, y, w, h),
-        where the frame drew again (and where the overlay itself changed)."""
+        where the frame drew again (and where the overlay itself changed); `wait`: its
+        refresh by the clock waits for a frame with room for it."""
         if self.ui.message and now > self._message_until:
             self.ui.message = ""
         view = self.overlay_view(snap, now)
         for action in self._overlay_cache.frame(view, self._screen, self._screen_size, now,
-                                                drawn, self.renderer.restore):
+                                                drawn, self.renderer.restore, wait):
             self.do_action(action)
         self.policy.after_overlay(self._screen, self._screen_size, now)
 
@@ -589,7 +595,7 @@ class Viewer:
         if self.window.context is None:  # closed
             return
         start = time.perf_counter()
-        self._render_s = None
+        self._render_s = self._overlay_at = None
         try:
             self.window.draw(dt)
         except Exception as e:
@@ -601,6 +607,8 @@ class Viewer:
         now = time.perf_counter()
         if self.resolution is not None and self._render_s is not None:
             self.resolution.update(self._render_s, now - start)
+        if self._overlay_at is not None:
+            self.budget.observe(now - start, self._overlay_at, self._overlay_cache.refreshed)
         self._due = max(self._due + FRAME_INTERVAL, now)
         clock = pyglet.clock.get_default()
         pyglet.clock.schedule_once(self._pace, self._due - clock_base(clock))

@@ -36,6 +36,8 @@ from slinky3d.viewer.overlay.layer import LAYERS, OverlayView
 from slinky3d.viewer.rects import Rect, pieces
 
 REFRESH = 0.1  # s between redraws of an unchanged overlay (HUD figures at 10 Hz)
+# s: the longest a refresh waits for a frame with room for it (viewer/app/budget.py)
+REFRESH_LATEST = 3 * REFRESH
 
 
 def _look(view: OverlayView) -> tuple:
@@ -112,10 +114,12 @@ class OverlayCache:
         self._size = (0, 0)
         self._key: tuple | None = None  # (look, overlay inputs) when last drawn
         self._drawn = -np.inf  # perf_counter s when last drawn
+        self.refreshed = False  # whether the last frame drew the overlay anew
 
     def frame(self, view: OverlayView, screen: moderngl.Framebuffer, size: tuple[int, int],
               now: float, drawn: Sequence[Rect] | None = None,
-              restore: Callable[[list[Rect]], None] | None = None) -> list:
+              restore: Callable[[list[Rect]], None] | None = None,
+              wait: bool = False) -> list:
         """The overlay over `screen` (of `size` pixels) at wall time `now`; returns the
         actions the overlay's frame asked for (none when only laid over). `drawn`: the
         rectangles (x, y, w, h) where the frame under it was drawn again this frame
@@ -130,7 +134,10 @@ class OverlayCache:
             if layer.pending is not None:
                 changed += layer.swap(size)
         key = (_look(view), self.overlay.inputs)
-        if size != self._size or key != self._key or now - self._drawn >= REFRESH:
+        age = now - self._drawn
+        self.refreshed = (size != self._size or key != self._key
+                          or age >= (REFRESH_LATEST if wait else REFRESH))
+        if self.refreshed:
             actions = self._draw(view, size, spare=drawn is not None)
             self._key, self._drawn = (_look(view), self.overlay.inputs), now
         if drawn is None:
