@@ -1,7 +1,8 @@
 // Dynamic resolution's stretch: the 3D picture drawn at a lower scale, sampled
 // bilinearly over the full-size target (only inside the scissor box the renderer sets:
 // the objects and their shadow; the rest is the full-size backdrop). The 2D layer is
-// drawn over it afterwards, at full resolution.
+// drawn over it afterwards, at full resolution. Also lays a second view into a corner
+// of a window (viewer/gl/top_view.py): `origin` is where.
 
 #if defined VERTEX_SHADER
 
@@ -14,10 +15,11 @@ void main() {
 
 uniform sampler2D image;  // the small picture, covering the whole frame
 uniform vec2 texel;  // 1 / the target's size
+uniform vec2 origin;  // the picture's bottom-left corner in the target (0: the whole target)
 out vec4 frag;
 
 void main() {
-    frag = vec4(texture(image, gl_FragCoord.xy * texel).rgb, 1.0);
+    frag = vec4(texture(image, (gl_FragCoord.xy - origin) * texel).rgb, 1.0);
 }
 
 #endif

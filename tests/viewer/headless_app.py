@@ -309,6 +309,27 @@ def keys_(out):
             elif b.action == "side_view":
                 res[tag] = press(name) + [v.ui.side_view, v.camera.ortho]
                 press(name)
+            elif b.action == "top_view":  # the corner shown (a frame around it), hidden
+                from slinky3d.viewer.gl import top_view
+
+                x, y, cw, ch = top_view.corner_rect(tuple(w.get_framebuffer_size()))
+                shown = v.overlay.hud.caption.visible(v.scene)
+                if shown:  # over the corner in this small window
+                    v.toggle_caption()
+                got = press(name) + [v.ui.top_view]
+                after = v.grab_frame()
+                hgt = after.shape[0]
+                edge = after[hgt - 1 - (y + ch // 2), x + cw]  # the frame's right side
+                want = np.round(255 * np.array(top_view.FRAME_COLOUR[:3]))
+                # the corner holds the top view's own picture (its right part: the HUD
+                # lies over the rest in this small window)
+                corner = after[hgt - y - ch:hgt - y, x + cw - 32:x + cw].astype(int)
+                own = v.top_view.renderer.read()[:, cw - 32:].astype(int)
+                diff = np.abs(corner - own).max()
+                got += [bool(np.all(np.abs(edge - want) <= 8)), bool(diff <= 8)]
+                res[tag] = got + press(name) + [v.ui.top_view]
+                if shown:
+                    v.toggle_caption()
             elif b.action in ("panel", "help"):
                 attr = "show_" + b.action
                 res[tag] = press(name) + [getattr(v.ui, attr)]

@@ -86,6 +86,8 @@ def test_every_key_does_what_it_says(tmp_path):
                 assert got == [tomllib.loads(text)["title"], "Load"], tag
             elif b.action == "side_view":
                 assert got == [True, True]  # side view, orthographic
+            elif b.action == "top_view":  # shown, framed, not the main view there; hidden
+                assert got == [True, True, True, False], tag
             elif b.action in ("panel", "help", "fullscreen", "camera"):
                 assert got == [True], tag
             elif b.action == "caption":

@@ -56,6 +56,8 @@ BINDINGS: tuple[Binding, ...] = (
     Binding(tuple(f"_{k}" for k in range(1, 10)), "scene", "1-9", "open shipped scene 1-9 "
             "(sorted by name)"),
     Binding(("TAB",), "side_view", "Tab", "the model's 2D side view (bars) / back to 3D"),
+    Binding(("U",), "top_view", "U", "the view from above in a corner (motion towards "
+            "and away from you): show / hide"),
     Binding(("G",), "panel", "G", "parameter panel"),
     Binding(("I",), "replay", "I", f"instant replay: the last {REPLAY_SECONDS:g} s at "
             f"1/{1 / REPLAY_SPEED:g} speed"),

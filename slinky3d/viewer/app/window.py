@@ -53,8 +53,10 @@ from slinky3d.viewer.app.views import OverlayViews, total_energy
 from slinky3d.viewer.camera import OrbitCamera, frame_snapshots
 from slinky3d.viewer.director import FOLLOW, Director
 from slinky3d.viewer.film.clips import Clips
+from slinky3d.viewer.gl import top_view
 from slinky3d.viewer.gl.dynamic_resolution import ResolutionController
 from slinky3d.viewer.gl.renderer import Renderer
+from slinky3d.viewer.gl.top_view import TopView
 from slinky3d.viewer.jobs import HEADLESS_HINT
 from slinky3d.viewer.overlay import placement
 from slinky3d.viewer.overlay.cache import OverlayCache
@@ -110,6 +112,7 @@ class Viewer:
         self.source: Source = source or SimThread(scene)  # the UI never waits for it
         fb = self.window.get_framebuffer_size()
         self.renderer = Renderer(self.ctx, fb, quality=quality)
+        self.top_view = TopView(self.ctx, quality)  # its renderer made when first shown
         # The 3D picture's scale, moved toward the frame budget (None: always full).
         self.resolution = ResolutionController(FRAME_INTERVAL) if dynamic_resolution else None
         self._render_s: float | None = None  # the last frame's 3D picture, wall s
@@ -161,6 +164,7 @@ class Viewer:
             "faster": lambda i: self.set_scale(self.ui.scale_index - 1),
             "reset": lambda i: self.reset(), "scene": self.open_shipped,
             "side_view": lambda i: self.toggle_side_view(),
+            "top_view": lambda i: self._flip("top_view"),
             "panel": lambda i: self._flip("show_panel"),
             "help": lambda i: self._flip("show_help"),
             "screenshot": lambda i: self.screenshot(),
@@ -392,8 +396,12 @@ class Viewer:
                 self._directed = None
         self._direct(snap, now, size)
         start = time.perf_counter()
-        redraw = None if self.policy.draws_over else self.redraw.rects()
+        top = self.ui.top_view and not self.ui.side_view
+        redraw = None if self.policy.draws_over or top else self.redraw.rects()
         self._render(snap, self._screen, self.render_scale, redraw)
+        if top:
+            self.top_view.draw(snap, self.look, self.stage, self.camera.yaw, self._screen,
+                               size)
         if self.resolution is not None:
             # A software rasterizer draws at the next flush: finish, so that the time
             # measured is the picture's, not only the calls'.
@@ -405,6 +413,8 @@ class Viewer:
         self._overlay_at = time.perf_counter() - now
         self._overlay(snap, now, drawn, wait=not self.budget.room(self._overlay_at))
         self.redraw.drawn(r.composed)
+        if top:  # the corner is not in the boxes: the next frame is drawn whole
+            self.redraw.invalidate()
         self.frames += 1
         if self.max_frames and self.frames >= self.max_frames:
             # The same frame again into the renderer's own buffer: reading the window's
@@ -441,8 +451,10 @@ class Viewer:
             return (0.0, 0.0, 1.0, 1.0)
         x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
         x1, y1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
-        obstacles = [(a / w, b / h, c / w, d / h) for a, b, c, d in
-                     self.overlay.reserved]
+        reserved = list(self.overlay.reserved)
+        if self.ui.top_view and not self.ui.side_view:
+            reserved.append(top_view.reserved((w, h)))
+        obstacles = [(a / w, b / h, c / w, d / h) for a, b, c, d in reserved]
         return placement.room(obstacles, (x1 - x0, y1 - y0))
 
     @property
@@ -533,6 +545,9 @@ class Viewer:
         gl = pyglet.gl
         self.window.switch_to()
         self._render(self.shown, self._screen)
+        if self.ui.top_view and not self.ui.side_view:
+            self.top_view.draw(self.shown, self.look, self.stage, self.camera.yaw,
+                               self._screen, self._screen_size)
         self._screen.use()
         self.overlay.frame(self.overlay_view(self.shown))
         self.policy.after_overlay(self._screen, self._screen_size, time.perf_counter())
@@ -547,7 +562,7 @@ class Viewer:
 
     def gl_objects(self) -> tuple[Any, ...]:
         """The objects that hold the window's GL objects (released on a lost context)."""
-        return self.renderer, self._overlay_cache
+        return self.renderer, self._overlay_cache, self.top_view
 
     def recreate_gl(self) -> None:
         """New GL objects on the window's context (a lost one): moderngl's context, the
@@ -565,6 +580,7 @@ class Viewer:
         self.ctx = moderngl.get_context()
         fb = tuple(self.window.get_framebuffer_size())
         self.renderer = Renderer(self.ctx, fb, quality=self.quality)
+        self.top_view = TopView(self.ctx, self.quality)
         self._screen, self._screen_size = self.ctx.screen, fb
         self.redraw.invalidate()
         self._make_overlay()

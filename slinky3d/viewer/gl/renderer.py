@@ -370,6 +370,25 @@ class Renderer:
             self._upscale_vao.render(moderngl.TRIANGLES, vertices=3)
         ctx.scissor = None
 
+    def lay_into(self, target: moderngl.Framebuffer, origin: tuple[int, int]) -> None:
+        """The last frame drawn at full scale into this renderer's own buffer, laid
+        into `target` with its bottom-left corner at `origin` (pixels, y up): a second
+        view in a corner of a window (viewer/gl/top_view.py)."""
+        if self._result is not self._full.out:
+            raise ValueError("lay_into needs a frame drawn at full scale without a target")
+        ctx = self.ctx
+        target.use()
+        ctx.viewport = (*origin, *self.size)
+        ctx.scissor = None
+        ctx.disable(moderngl.DEPTH_TEST | moderngl.BLEND)
+        self._full.out_tex.use(1)
+        up = self.progs["upscale"]
+        set_uniform(up, "image", 1)
+        set_uniform(up, "texel", (1.0 / self.size[0], 1.0 / self.size[1]))
+        set_uniform(up, "origin", (float(origin[0]), float(origin[1])))
+        self._upscale_vao.render(moderngl.TRIANGLES, vertices=3)
+        set_uniform(up, "origin", (0.0, 0.0))
+
     def restore(self, rects: Sequence[Rect]) -> None:
         """The last frame drawn at a lower scale, drawn again inside `rects` (x, y, w, h)
         of its target: the same pixels as then (the overlay's changed parts are restored
