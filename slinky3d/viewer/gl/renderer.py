@@ -42,6 +42,10 @@ SPRING_COLOUR = (1.0, 0.78, 0.15, 0.6)  # the grab coupling's coil
 DAMPER_COLOUR = (0.22, 0.24, 0.28, 0.8)  # and its damper
 COUPLING_SIZE = 2.5  # the coupling's size in Slinky radii: readable a few metres away
 SCALE_STEP = 1 / 32  # dynamic resolution's scales are multiples: a new size is new targets
+# Below this scale FXAA is left out: the stretch's bilinear filter smooths the edges
+# as much (side by side at 0.5 the two pictures look alike), and on a software
+# rasterizer FXAA cost 0.6-0.8 ms of a frame's 9 (docs/rendering.md).
+FXAA_MIN_SCALE = 0.75
 
 
 @dataclass
@@ -279,7 +283,7 @@ class Renderer:
             # Resolve into our own buffer (same format), then copy out like the rest:
             # a resolving blit into a window of another format is an error.
             ctx.copy_framebuffer(t.scene, t.msaa_c)
-        if q.fxaa:
+        if q.fxaa and (not scaled or scale >= FXAA_MIN_SCALE):
             # Only the Slinkies need it (the floor grid and horizon are smooth, and the
             # holders and stairs are large boxes with few edges): copy the frame, then
             # smooth just the box on screen that holds the Slinkies.
