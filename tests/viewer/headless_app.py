@@ -210,6 +210,7 @@ def live(out):
     frame_steps(1.0)  # hanging from the mouse
     for k in range(1, 9):
         w.dispatch_event("on_mouse_drag", x + 20 * k, y, 20, 0, mouse.LEFT, 0)
+        frames(v, 1, 0)  # the drag's Move goes with the next frame (Controls.flush_drag)
         frame_steps(1 / 24)
     w.dispatch_event("on_mouse_release", x + 20 * k, y, mouse.LEFT, 0)
     frame_steps(5 / 60)

@@ -53,6 +53,10 @@ class Controls:
         self.grabbed: tuple[int, np.ndarray] | None = None  # (Slinky, point's offset)
         self.driving: dict[str, bool] = {}  # drive action -> held
         self.hands: dict[int, np.ndarray] = {}  # Slinky -> where the hand let go
+        # Where the grabbing drag was last (pyglet's coordinates), not yet sent: a mouse
+        # reports up to 1000 moves a second, and each Move is computed, logged and
+        # sent once a frame (flush_drag), as games sample their input.
+        self._dragged_to: tuple[float, float] | None = None
         self._bindings = _resolve(keys.BINDINGS)
 
     def handlers(self) -> dict[str, Any]:
@@ -67,8 +71,19 @@ class Controls:
 
     def drop_hand(self) -> None:
         """Forget the grab, the camera drag and the drive (a reset, a new scene)."""
-        self.grabbed, self.drag = None, None
+        self.grabbed, self.drag, self._dragged_to = None, None, None
         self.driving.clear()
+
+    def flush_drag(self) -> None:
+        """Send where the grabbing drag has gone since the last frame (once a frame)."""
+        if self._dragged_to is None:
+            return
+        x, y = self._dragged_to
+        self._dragged_to = None
+        if self.drag == "grab" and self.grabbed is not None:
+            i, offset = self.grabbed
+            target = np.clip(self._cursor(x, y) + offset, *self.host.box)
+            self.host.send(commands.Move(i, (float(target[0]), float(target[1]))))
 
     # -- mouse ---------------------------------------------------------------------
     def _pixel(self, x: float, y: float) -> tuple[float, float]:
@@ -128,9 +143,7 @@ class Controls:
             pan = buttons & (mouse.RIGHT | mouse.MIDDLE) or modifiers & key.MOD_SHIFT
             self.drag = "pan" if pan or h.ui.side_view else "orbit"
         if self.drag == "grab" and self.grabbed is not None:
-            i, offset = self.grabbed
-            target = np.clip(self._cursor(x, y) + offset, *h.box)
-            h.send(commands.Move(i, (float(target[0]), float(target[1]))))
+            self._dragged_to = (float(x), float(y))
         elif self.drag == "pan":
             h.camera_held = True
             h.camera.pan(dx, dy, h.window.height)
@@ -139,6 +152,7 @@ class Controls:
             h.camera.orbit(dx, -dy)  # pyglet's dy points up; orbit takes screen rows
 
     def on_mouse_release(self, x, y, button, modifiers) -> None:
+        self.flush_drag()  # the last place the hand was, before it lets go
         if self.drag == "grab" and self.grabbed is not None:
             # The point keeps the velocity the hand gave it: a flick throws it.
             self.host.send(commands.Release(self.grabbed[0]))

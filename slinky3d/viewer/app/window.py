@@ -381,6 +381,7 @@ class Viewer:
             self.renderer.resize(size)
             self.redraw.invalidate()
         self.views.frame_walls.append(now)
+        self.controls.flush_drag()
         snap = self._snapshot_now(now)
         self.shown = snap
         self.phenomena.observe(snap, now)
