@@ -35,6 +35,12 @@ from slinky3d.runtime.session import Session, from_thread
 from slinky3d.runtime.snapshot import Snapshot
 from slinky3d.runtime.thread import SimThread
 
+# The app's solver process runs this much nicer than the window: a solver that keeps
+# real time needs a third of a core, and takes it in the picture's idle time, so the
+# frames that coincide with its steps are no longer drawn on one core (frame interval
+# p95 1.4-3.3 ms lower, docs/app.md "Frames on the grid"). One that falls behind gets
+# the cores first again when the window yields (YIELD_NICE, more than this).
+SOLVER_NICE = 5
 YIELD_NICE = 10  # how much this process's threads yield the CPU to the solver's
 YIELD_AFTER = 1.0  # wall s the solver stays behind real time before they do
 # Behind means losing simulated time: the real-time factor below this share of the
@@ -84,8 +90,12 @@ class _RelayHistory(History):
         self._ops = [None]
 
 
-def _serve(make: Callable[..., SimThread], args: tuple, commands: Any, out: Connection) -> None:
-    """The child process: the thread, fed commands and answering requests until None."""
+def _serve(make: Callable[..., SimThread], args: tuple, commands: Any, out: Connection,
+           nice: int = 0) -> None:
+    """The child process: the thread, fed commands and answering requests until None;
+    `nice`: how much nicer than its parent it runs."""
+    if nice:
+        yield_cpu(nice)
     lock = threading.Lock()
 
     def send(msg: object) -> None:
@@ -149,9 +159,10 @@ def yield_cpu(nice: int) -> None:
 class SimProcess:
     """A solver thread in a child process, with the `Source` interface.
 
-    yield_to_solver: when the solver falls behind real time, this process's threads
-    yield the CPU to it (the app: a picture can drop frames or scale, the physics
-    must not fall behind).
+    yield_to_solver: the app's policy for two jobs on few cores. The solver runs
+    SOLVER_NICE nicer than the window while it keeps real time; when it falls behind,
+    this process's threads yield the CPU to it (a picture can drop frames or scale,
+    the physics must not fall behind).
 
     make(*args) builds the thread: SimThread (scene, h, realtime), a subclass, or
     runtime.session.SessionPlayer (session, realtime). It is built here too, not
@@ -179,7 +190,8 @@ class SimProcess:
         ctx = mp.get_context("spawn")  # fork is unsafe under a GL context and threads
         self._commands = ctx.Queue()
         self._recv, child_out = ctx.Pipe(duplex=False)
-        self._proc = ctx.Process(target=_serve, args=(make, args, self._commands, child_out),
+        self._proc = ctx.Process(target=_serve, args=(make, args, self._commands, child_out,
+                                                       SOLVER_NICE if yield_to_solver else 0),
                                  name="slinky3d-solver", daemon=True)
         self._keys = itertools.count(1)
         self._replies: dict[int, object] = {}

@@ -13,7 +13,7 @@ from runs import drive
 from slinky3d.errors import SlinkyError
 from slinky3d.output.session import load_session, save_session
 from slinky3d.runtime.commands import Grab, Move, Release, Reset, Step, replay
-from slinky3d.runtime.process import YIELD_NICE, SimProcess
+from slinky3d.runtime.process import SOLVER_NICE, YIELD_NICE, SimProcess
 from slinky3d.runtime.session import Session, SessionPlayer
 from slinky3d.runtime.source import Source
 from slinky3d.runtime.thread import SimThread
@@ -156,3 +156,22 @@ def test_the_app_yields_the_cpu_only_to_a_solver_behind():
     assert kept_yielded == "False" and int(kept_nice) == int(before)
     want = min(int(before) + YIELD_NICE, 19)
     assert yielded == "True" and int(after) == want and int(thread_later) == want
+
+
+@pytest.mark.parametrize("app", [True, False])
+def test_the_apps_solver_runs_nicer_than_its_window(plastic, app):
+    """The app's solver process (yield_to_solver) runs SOLVER_NICE nicer than the window,
+    every thread of it; other users' (a recording, the tests) as nice as they are."""
+    p = SimProcess(SimThread, plastic, None, False, yield_to_solver=app)
+    try:
+        p.start()
+        deadline = time.time() + 120
+        while p.steps == 0 and time.time() < deadline:  # past its start-up
+            p.send(Step(1))
+            time.sleep(0.05)
+        mine = os.getpriority(os.PRIO_PROCESS, 0)
+        want = min(mine + SOLVER_NICE, 19) if app else mine
+        tids = [int(t) for t in os.listdir(f"/proc/{p.pid}/task")]
+        assert [os.getpriority(os.PRIO_PROCESS, t) for t in tids] == [want] * len(tids)
+    finally:
+        p.stop()
