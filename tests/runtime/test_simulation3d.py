@@ -190,3 +190,20 @@ def test_the_command_line_runs_a_scene_on_the_3d_solver(capsys, tmp_path, monkey
     assert loader.load(args.scene, args.set).solver == "3d"
     with pytest.raises(SlinkyError):
         cli.build_parser().parse_args(["run", "3Pa", "--solver", "reference"])
+
+
+def test_the_guards_compiled_energy_is_chain3ds():
+    """engine3d.guard_figures (one compiled pass) against the solver's chain3d energy,
+    held and let go, turned; a NaN anywhere reads as inf."""
+    sim = Simulation(loader.load("3Pa", ["rotate=37"]))
+    sim.step(60)
+    s = sim.slinkies[0]
+    for _ in range(2):
+        e, fastest = s.guard_figures()
+        scale = s.p.mass * s.p.g * 2 * s.p.R * s.p.N
+        assert abs(e - s.energy() - s.losses()[1]) < 1e-12 * scale
+        assert fastest == np.abs(s.qd).max() > 0.1
+        assert s.let_go() == "" or s.free
+        sim.step(30)
+    s.qd[4] = math.inf
+    assert s.guard_figures() == (math.inf, math.inf)
