@@ -13,12 +13,15 @@ when the Slinky is made, in one line naming it (`unsupported`).
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 from numba import njit
 
 from slinky3d.dynamics import articulated_body3d as ab
+from slinky3d.dynamics import grab3d
 from slinky3d.dynamics.articulated_body import JIT
+from slinky3d.dynamics.couplings import grab_defaults, grab_substeps
 from slinky3d.dynamics.hand import DRIVE_SPEED, drive_acceleration
 from slinky3d.dynamics.solver3d import Solver3D, Solver3DError
 from slinky3d.model import chain, chain3d
@@ -90,10 +93,10 @@ class SlinkySolver3D:
     Ends: the anchored end held (clamped in the scene's pose), free, released at its
     time (clamped, then free), scripted (its motion's translation, turned with the
     scene, followed step by step) or moved by a hand (`drive`); the far end free, or
-    let go at t = 0. `turn`: the scene's turn about the vertical (rad)."""
+    let go at t = 0; any end point grabbed (grab3d, in the grab's sub-steps). `turn`:
+    the scene's turn about the vertical (rad)."""
 
     asleep = False  # it never sleeps: sleeping needs the world
-    grabbed = None  # no grab in 3D yet
 
     def __init__(self, spec: SlinkySpec, h: float, world: World | None = None,
                  turn: float = 0.0, name: str = ""):
@@ -104,6 +107,10 @@ class SlinkySolver3D:
         self.spec, self.p, self.h = spec, spec.params, float(h)
         self.T = chain3d.turn_about_vertical(turn)
         self.contact = spec.contact.enabled
+        # the grab: the planar one's law and sub-steps (couplings.py)
+        k, k2, self._grab_damping, self._grab_max = grab_defaults(spec)
+        self._grab_springs = (k, k2)
+        self._grab_substeps = grab_substeps(k, k2, self.p.m, self.h)
         self.reset()
 
     # -- state ---------------------------------------------------------------
@@ -161,12 +168,13 @@ class SlinkySolver3D:
         s = self.solver
         return (s.q.copy(), s.u.copy(), s.H.copy(), s.work.presc.copy(),
                 s.work.acc_p[:3].copy(), s.anchor, self.k, self.free, self.hand,
-                self.drive_velocity.copy(), self.drive_wanted.copy())
+                self.drive_velocity.copy(), self.drive_wanted.copy(), s.work.grab.copy())
 
     def restore(self, state: tuple) -> None:
         s = self.solver
-        (q, u, H, presc, acc, anchor, k, self.free, self.hand, dv, dw) = state
+        (q, u, H, presc, acc, anchor, k, self.free, self.hand, dv, dw, grab) = state
         s.q[:], s.u[:], s.work.presc[:], s.work.acc_p[:3] = q, u, presc, acc
+        s.work.grab[:] = grab
         s.H = H.copy()
         s.anchor, s.mode = anchor, chain3d.ANCHORS.index(anchor)
         self.drive_velocity[:], self.drive_wanted[:] = dv, dw
@@ -179,7 +187,7 @@ class SlinkySolver3D:
         s = self.solver
         return [s.q, s.u, s.H, s.work.presc, s.work.acc_p[:3],
                 np.array([self.free, self.hand, self._moving], dtype=np.int64),
-                self.drive_velocity, self.drive_wanted]
+                self.drive_velocity, self.drive_wanted, s.work.grab]
 
     # -- what it holds -------------------------------------------------------
     def ends(self) -> np.ndarray:
@@ -234,8 +242,13 @@ class SlinkySolver3D:
         return []
 
     def snapshot(self) -> SlinkySnapshot:
-        """It now: end points in 3D and each half hoop's bulge (runtime/snapshot3d.py)."""
-        return slinky_snapshot(self.solver)
+        """It now: end points in 3D and each half hoop's bulge (runtime/snapshot3d.py),
+        and the grab."""
+        snap = slinky_snapshot(self.solver)
+        k = self.grabbed
+        if k is None:
+            return snap
+        return replace(snap, grab=self.grab_target(), grab_point=snap.ends[k].copy())
 
     def torsion(self) -> tuple[np.ndarray, np.ndarray]:
         """(the joints' torsion, the b component of their relative angular velocity):
@@ -245,14 +258,37 @@ class SlinkySolver3D:
                 self.solver.u[3:].reshape(n, 3)[:, 1].copy())
 
     # -- commands ------------------------------------------------------------
+    @property
+    def grabbed(self) -> int | None:
+        g = self.solver.work.grab
+        return int(g[grab3d.G_POINT]) if g[grab3d.G_ON] != 0.0 else None
+
+    def grab_target(self) -> np.ndarray:
+        """The grab's target in world metres (3,)."""
+        g = self.solver.work.grab
+        return g[grab3d.G_TARGET:grab3d.G_TARGET + 3].copy()
+
     def grab(self, k: int, target=None) -> None:
-        raise Solver3DError(f"grabbing is not in the 3D solver yet; {ADVICE}")
+        """Grab end point k (0 = anchored end .. N = far end), pulled toward `target`
+        ((x, y) or (x, y, z), world m; None: where the point is)."""
+        k = int(min(max(k, 0), self.p.N))
+        E = self.ends()[k]
+        to = E if target is None else chain3d.in_space(np.asarray(target, dtype=float))
+        g = self.solver.work.grab
+        g[:] = 0.0
+        g[grab3d.G_ON], g[grab3d.G_POINT] = 1.0, k
+        g[grab3d.G_TARGET:grab3d.G_TARGET + 3] = to
+        g[grab3d.G_K], g[grab3d.G_K2] = self._grab_springs
+        g[grab3d.G_S:grab3d.G_S + 3] = to - E  # the Maxwell branch starts unloaded
+        g[grab3d.G_MAX] = self._grab_max
 
     def move_grab(self, target) -> None:
-        """No grab, nothing to move."""
+        to = chain3d.in_space(np.asarray(target, dtype=float))
+        if self.grabbed is not None and np.all(np.isfinite(to)):
+            self.solver.work.grab[grab3d.G_TARGET:grab3d.G_TARGET + 3] = to
 
     def release_grab(self) -> None:
-        """No grab, nothing to release."""
+        self.solver.work.grab[:] = 0.0
 
     def drive(self, velocity) -> str:
         """Move the held anchored end toward `velocity` (world m/s, (x, y) or (x, y, z))
@@ -335,30 +371,43 @@ class SlinkySolver3D:
     def _run(self, k: int) -> None:
         s = self.solver
         motion = None if self.free else self.motion
-        while k > 0 and (self._moving or motion is not None):
+        while k > 0 and (self._moving or motion is not None or self.grabbed is not None):
             if self._moving:
                 self._hand_step()
-                s.advance(1)
-                self._tick(1)
-                k -= 1
-                if not self._moving:  # at rest after that step: it stays there
-                    s.drive(np.zeros(3))
-                continue
-            assert motion is not None
-            n = self._still_steps(motion.start)
-            if n > 0:  # before it starts: still
-                n = min(n, k)
-                s.advance(n)
-                self._tick(n)
-                k -= n
-                continue
-            self._motion_step(motion)
-            s.advance(1)
+            elif motion is not None:
+                n = self._still_steps(motion.start)
+                if n > 0 and self.grabbed is None:  # before it starts: still
+                    n = min(n, k)
+                    s.advance(n)
+                    self._tick(n)
+                    k -= n
+                    continue
+                if n == 0:
+                    self._motion_step(motion)
+            self._one_step()
             self._tick(1)
             k -= 1
+            if not self.free and not self._moving:
+                s.drive(np.zeros(3))  # a hand at rest after that step stays there (a
+                # motion sets its drive again at the next step)
         if k > 0:
             s.advance(k)
             self._tick(k)
+
+    def _one_step(self) -> None:
+        """One step of h; grabbed, in the grab's sub-steps, the Maxwell element's state
+        advanced before each (grab3d)."""
+        s = self.solver
+        if self.grabbed is None:
+            s.advance(1)
+            return
+        w = s.work
+        n1 = w.gscr.shape[0] - 1
+        sub = self.h / self._grab_substeps
+        for _ in range(self._grab_substeps):
+            grab3d.advance_maxwell(s.q, s.H, s.par, w.grab, self._grab_damping, sub,
+                                   w.frames, w.gscr[:n1], w.tmp)
+            self._raw(sub)
 
     def _tick(self, k: int) -> None:
         self.k += k

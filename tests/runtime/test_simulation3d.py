@@ -138,8 +138,8 @@ def test_runs_are_deterministic_however_batched():
 
 
 def test_commands_on_the_3d_solver():
-    """A hand moves the held end along z (planar: z is dropped), lets go of it; grabs
-    and taking hold are refused in a line each."""
+    """A hand moves the held end along z (planar: z is dropped), lets go of it; taking
+    hold is refused in a line."""
     sc = loader.load("resonance")
     sim = Simulation(sc, solver="3d")
     assert sim.drive_base(0, (0.0, 0.0, 0.2)) == ""
@@ -149,8 +149,6 @@ def test_commands_on_the_3d_solver():
     s = sim.slinkies[0]
     E1 = s.ends()[0]
     assert E1[2] > 0.03 and abs(E1[0]) < 1e-12 and np.abs(s.qd[:3]).max() < 1e-12
-    sim, why = commands.apply(sim, commands.Grab(0, 5, (0.0, 0.1, 0.05)))
-    assert "grab failed" in why and "--solver planar" in why and "\n" not in why
     assert "--solver planar" in sim.take_hold(0, 0)
     assert sim.let_go(0) == "" and s.free
     sim.step(25)
@@ -224,3 +222,56 @@ def test_a_session_on_the_3d_solver_replays_bit_for_bit():
     assert back.scene.solver == "3d" and back.scene.rotate == 37.0
     again = commands.replay(back.scene, back.log, back.nsteps)
     assert again.state_hash() == first.state_hash()
+
+
+def test_a_grab_in_the_plane_is_the_planar_grab_as_the_step_shrinks():
+    """3Pb's far end grabbed at 0.1 s and pulled to a point in the plane: over the next
+    0.2 s the two solvers' end points meet as the step shrinks (the grab's sudden force
+    costs each its own step error: measured 1.6 mm planar and 3.2 mm 3D at 4 ms, from
+    their own 0.25 ms runs, which are 0.1 mm apart)."""
+    sc = loader.load("3Pb")
+    out = {}
+    for h in (4e-3, 2.5e-4):
+        ends = []
+        for solver in ("planar", "3d"):
+            sim = Simulation(sc, h=h, solver=solver)
+            sim.step(round(0.1 / h))
+            sim.grab(0, 75, (-0.05, -0.25))
+            sim.step(round(0.2 / h))
+            assert sim.rollbacks == 0
+            ends.append(sim.slinkies[0].ends()[:, :2])
+        out[h] = float(np.abs(ends[0] - ends[1]).max())
+    assert out[2.5e-4] < 2e-4 and out[4e-3] < 5e-3
+
+
+def test_a_grab_pulls_out_of_the_plane_and_lets_go():
+    """The hanging Slinky's bottom end pulled 10 cm towards the viewer: it goes there and
+    hangs from the grab, sagging by less than the grab's 5 mm under the whole weight;
+    the snapshot shows the grab; a roll-back lets go of it; released, it swings back."""
+    sc = loader.load("resonance")
+    sim = Simulation(sc, solver="3d")
+    s = sim.slinkies[0]
+    N = s.p.N
+    bottom = s.ends()[N].copy()
+    target = bottom + np.array([0.0, 0.05, 0.1])
+    sim, why = commands.apply(sim, commands.Grab(0, N, tuple(target)))
+    assert why == "" and s.grabbed == N
+    sim.step(round(1.5 / sc.dt))
+    E = s.ends()[N]
+    assert sim.rollbacks == 0 and np.abs(E - target).max() < 5e-3
+    snap = sim.snapshot().slinkies[0]
+    assert np.array_equal(snap.grab, target) and np.array_equal(snap.grab_point, E)
+    state = s.state()
+    sim.move_grab(0, (0.0, -0.3))  # (x, y): z = 0
+    sim.step(5)
+    assert s.grab_target()[2] == 0.0
+    s.restore(state)
+    assert np.array_equal(s.grab_target(), target)
+    sim.release(0)
+    assert s.grabbed is None and sim.snapshot().slinkies[0].grab is None
+    sim.step(50)
+    assert s.ends()[N][2] < E[2] - 0.01  # swinging back
+    sim.grab(0, N)
+    s.qd[9] = math.nan
+    sim.step(1)
+    assert sim.rollbacks == 1 and s.grabbed is None  # the roll-back let go
