@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from slinky3d.engines import ENGINES, PLANAR, THREE_D
 from slinky3d.errors import SlinkyError, note, one_line
 from slinky3d.output import DEFAULT_FPS, DEFAULT_SOLVER, REALTIME, REFERENCE, SOLVERS
 from slinky3d.version import __version__
@@ -53,8 +54,10 @@ def _number(lo: float, hi: float, lo_open: bool, what: str):
 def _add_run_options(p: argparse.ArgumentParser) -> None:
     """Options shared by the commands that run a scene."""
     p.add_argument("--solver", choices=SOLVERS, default=DEFAULT_SOLVER,
-                   help=f"{REFERENCE}: adaptive, event-located (accurate, slow); {REALTIME}: "
-                        f"the fixed-step O(N) solver of the viewer (default: {DEFAULT_SOLVER})")
+                   help=f"{PLANAR}: the fixed-step O(N) solver of the paper's planar model; "
+                        f"{THREE_D}: the 3D model's (docs/solver.md); {REFERENCE}: the planar "
+                        f"model adaptive, event-located (accurate, slow); {REALTIME} (default): "
+                        f"the one the scene names, {PLANAR} unless it says or needs {THREE_D}")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a scene value before validation, e.g. slinky.C_D=0, "
                         "slinky.contact.enabled=false, slinky.1.preset=steel (repeatable)")
@@ -263,6 +266,24 @@ def _add_view_options(p: argparse.ArgumentParser) -> None:
                    help=f"{AUTO} (default): 'software' on a CPU rasterizer, else 'gpu'")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a scene value, e.g. look.rainbow=true (repeatable)")
+    _add_engine_option(p)
+
+
+def _add_engine_option(p: argparse.ArgumentParser) -> None:
+    """--solver for the commands that run a scene in real time: the scene's `solver`
+    key, set (engine_overrides)."""
+    p.add_argument("--solver", choices=ENGINES, default=None,
+                   help=f"the solver: {PLANAR}, the paper's planar model, or {THREE_D}, "
+                        "the 3D model (docs/solver.md; default: the one the scene names, "
+                        f"{PLANAR} unless it says or needs {THREE_D})")
+
+
+def engine_overrides(args: argparse.Namespace) -> None:
+    """--solver planar|3d as the scene's `solver` key, written like a --set (so that a
+    session or a film records it with the scene)."""
+    solver = getattr(args, "solver", None)
+    if solver in ENGINES and hasattr(args, "set"):
+        args.set = [*args.set, f'solver = "{solver}"']
 
 
 def _record(sc: Any, duration: float, fps: float, solver: str) -> tuple[dict, dict]:
@@ -283,7 +304,8 @@ def _record(sc: Any, duration: float, fps: float, solver: str) -> tuple[dict, di
 
 def _meta(sc: Any, args: argparse.Namespace, stats: dict, fps: float) -> dict[str, Any]:
     return {
-        "scene": sc.path, "title": sc.title, "solver": args.solver, "fps": fps,
+        "scene": sc.path, "title": sc.title, "solver": stats.get("solver", args.solver),
+        "fps": fps,
         "overrides": list(args.set), "names": [s.name for s in sc.slinkies],
         "stats": stats, "version": __version__,
     }
@@ -302,7 +324,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     check_output(out, "--out", (trajectory.EXTENSION,), "trajectory")  # before the run
     data, stats = _record(sc, duration, args.fps, args.solver)
     trajectory.save(out, data, _meta(sc, args, stats, args.fps))
-    print(summary(Path(sc.path).stem, stats, args.solver, out))
+    print(summary(Path(sc.path).stem, stats, stats.get("solver", args.solver), out))
     return 0
 
 
@@ -444,6 +466,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
         if args.command is None:  # `slinky3d` alone: the app on the default scene
             args = parser.parse_args(["run", *argv])
+        if args.command not in ("simulate", "figure"):  # those pass it to `record`
+            engine_overrides(args)
         return int(args.func(args) or 0)
     except SlinkyError as e:
         print(f"slinky3d: error: {one_line(str(e))}", file=sys.stderr)

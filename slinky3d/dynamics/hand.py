@@ -96,17 +96,17 @@ def reverse(p: Params, q: np.ndarray, qd: np.ndarray) -> bool:
 def drive_acceleration(pos: np.ndarray, v: np.ndarray, wanted: np.ndarray,
                        h: float) -> tuple[np.ndarray, np.ndarray]:
     """The driven end's acceleration over the next step of length h, toward the wanted
-    velocity, at most DRIVE_ACCELERATION, braking in time to stay within DRIVE_REACH;
-    and its velocity at the step's end."""
+    velocity ((x, y) in the plane, (x, y, z) in 3D), at most DRIVE_ACCELERATION,
+    braking in time to stay within DRIVE_REACH; and its velocity at the step's end."""
     want = wanted.copy()
-    for i in range(2):
+    for i in range(len(pos)):
         # where it would stop braking from the next step on, with a step's margin
         stop = (abs(pos[i]) + v[i] * v[i] / (2.0 * DRIVE_ACCELERATION)
                 + 2.0 * abs(v[i]) * h + DRIVE_ACCELERATION * h * h)
         if want[i] * pos[i] > 0.0 and stop >= DRIVE_REACH:
             want[i] = 0.0
     a = (want - v) / h
-    na = float(np.hypot(*a))
+    na = float(np.hypot(*a)) if len(a) == 2 else float(np.sqrt(a @ a))
     if na <= DRIVE_ACCELERATION:
         return a, want
     a *= DRIVE_ACCELERATION / na

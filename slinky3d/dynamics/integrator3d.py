@@ -31,6 +31,7 @@ import numpy as np
 from numba import njit
 
 from slinky3d.dynamics import articulated_body3d as ab
+from slinky3d.dynamics import grab3d
 from slinky3d.dynamics.articulated_body import JIT
 from slinky3d.dynamics.integrator import (
     ERR_TOL,
@@ -74,6 +75,8 @@ class Work3D(NamedTuple):
     keep_v: np.ndarray
     keep_H: np.ndarray
     evaluations: np.ndarray  # [dynamics evaluations so far]
+    grab: np.ndarray  # the grab (grab3d; all 0: none)
+    gscr: np.ndarray  # (N + 2, 3) its scratch
 
 
 def new_work(n: int) -> Work3D:
@@ -84,7 +87,16 @@ def new_work(n: int) -> Work3D:
                   np.zeros((MAX_STAGES, m)), np.zeros(m), np.zeros(m), np.zeros(m),
                   np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(n, np.bool_), np.zeros(m),
                   np.zeros(m), np.zeros(m), np.zeros(m), np.zeros((3, 3)),
-                  np.zeros(1, np.int64))
+                  np.zeros(1, np.int64), grab3d.new_grab(), np.zeros((n + 2, 3)))
+
+
+@njit(**JIT)
+def external_forces(mode, q, H, par, w):
+    """tau += what acts from outside the chain: the grab's point force (grab3d), when on."""
+    if w.grab[grab3d.G_ON] != 0.0:
+        n1 = w.gscr.shape[0] - 1
+        grab3d.add_forces(mode, q, H, par, w.grab, w.tau, w.frames, w.gscr[:n1], w.tmp,
+                          w.gscr[n1])
 
 
 @njit(**JIT)
@@ -126,6 +138,7 @@ def accelerations(mode, q, u, H, par, w):
             for b in range(3):
                 w.arm[k, a, b] = 0.0
     joint_forces(mode, q, w.qx, u, par, w.G, w.tau)
+    external_forces(mode, q, H, par, w)
     ab.aba(mode, q, u, H, w.tau, w.arm, par, w.presc, w.acc_p, w.qdd, w.jf, w.frames, w.ws,
            w.scr, w.tmp, w.d9)
     w.evaluations[0] += 1
@@ -242,6 +255,7 @@ def stages(mode, q, u, H, h, par, w):
             w.qx[j] += g * h * vd[j]
             w.vdamp[j] += u[j]
         joint_forces(mode, q, w.qx, w.vdamp, par, w.G, w.tau)
+        external_forces(mode, q, H, par, w)
         ab.aba(mode, q, u, H, w.tau, w.arm, par, w.presc, w.acc_p, w.qdd, w.jf, w.frames,
                w.ws, w.scr, w.tmp, w.d9)
         w.evaluations[0] += 1

@@ -98,6 +98,21 @@ class Solver3D:
             raise Solver3DError(f"a drive is a finite (x, y, z) acceleration, not {acceleration!r}")
         self.work.acc_p[:3] = a
 
+    def let_go(self) -> None:
+        """The held anchored end (clamped or on a pivot) lets go now: free from the next
+        step on, its velocity and the half hoops' angular velocities kept (the holder
+        was not turning), joint 1 without its spring, damper and lock; the holder frame
+        becomes the chart in which phi_1 = 0, as a free anchor's always is."""
+        if self.anchor == "free":
+            return
+        w = self.work
+        ab.kinematics(self.q, self.u, self.H, self.p.R, w.frames, w.ws, w.tmp)
+        self.H = np.ascontiguousarray(w.frames[0] @ chain3d.FLIP)
+        self.q[3:6] = 0.0  # w_1 = R_1^T omega_1 in either chart: u is unchanged
+        self.anchor, self.mode = "free", chain3d.ANCHORS.index("free")
+        w.acc_p[:3] = 0.0
+        w.presc[0] = False
+
     @property
     def locked(self) -> np.ndarray:
         """(N,) the joints locked closed for the last step."""

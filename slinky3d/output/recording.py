@@ -1,6 +1,6 @@
 """Record a whole run, sampled on a time grid: what `slinky3d simulate` and `figure` use.
 
-The real-time solver or the reference integrator; the arrays are the ones the
+A real-time solver (planar or 3D) or the reference integrator; the arrays are the ones the
 trajectory file (`trajectory.py`) stores.
 """
 
@@ -14,10 +14,12 @@ from typing import Any
 
 import numpy as np
 
+from slinky3d.dynamics.engine3d import SlinkySolver3D
 from slinky3d.dynamics.solver import warm_up
+from slinky3d.engines import ENGINES, PLANAR
 from slinky3d.errors import SlinkyError
 from slinky3d.model import chain
-from slinky3d.output import DEFAULT_FPS, DEFAULT_SOLVER, REALTIME, SOLVERS
+from slinky3d.output import DEFAULT_FPS, DEFAULT_SOLVER, REALTIME, REFERENCE, SOLVERS
 from slinky3d.output.trajectory import suffix
 from slinky3d.reference import integrator
 from slinky3d.runtime.simulation import Simulation, grid_step
@@ -52,33 +54,54 @@ def _track(spec: SlinkySpec, t: np.ndarray, qs: Sequence[np.ndarray],
     }
 
 
+def _track3d(spec: SlinkySpec, samples: Sequence[tuple]) -> dict[str, Any]:
+    """A 3D-solver Slinky's samples (engine3d: ends (N+1, 3), the joints' torsion and
+    its rate, the mechanical energy, the locked joints) as `_track`'s arrays."""
+    ends, theta, theta_dot, energy, contacts = zip(*samples, strict=True)
+    return {"ends": np.array(ends), "theta": np.array(theta),
+            "theta_dot": np.array(theta_dot), "energy": np.array(energy),
+            "n_contacts": np.array(contacts, dtype=np.int64), "params": params_json(spec)}
+
+
 def record(scene: Scene, duration: float, fps: float = DEFAULT_FPS,
            solver: str = DEFAULT_SOLVER, say: Callable[[str], object] | None = None
            ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Sample a run at t = 0, 1/fps, ... <= duration.  Returns (arrays, stats). `say`
-    is told when the real-time solver's kernels must be compiled first."""
+    """Sample a run at t = 0, 1/fps, ... <= duration.  Returns (arrays, stats); stats'
+    "solver" is the one that ran (REALTIME: the scene's engine). `say` is told when the
+    real-time solver's kernels must be compiled first."""
     if solver not in SOLVERS:
         raise SlinkyError(f"unknown solver {solver!r} (known: {', '.join(SOLVERS)})")
+    if solver == REFERENCE and scene.solver != PLANAR:
+        raise SlinkyError(f"{scene.title}: the reference integrator is planar and this "
+                          "scene needs the 3D solver (turned by rotate, or moved along z)")
+    engine = scene.solver if solver == REALTIME else solver
     n = int(math.floor(duration * fps + 1e-9)) + 1
     times = np.arange(n) / fps
     data: dict[str, Any] = {"t": times}
     stats: dict[str, Any] = {"sim_time": float(times[-1]), "steps": 0, "impacts": 0,
-                             "energy_change": 0.0, "solver": solver}
-    if solver == REALTIME:
+                             "energy_change": 0.0, "solver": engine}
+    if engine in ENGINES:
         warm_up(say)
     t0 = time.perf_counter()
-    if solver == REALTIME:
+    if engine in ENGINES:
         h, per = grid_step(scene.dt, 1.0 / fps)
-        sim = Simulation(scene, h)
+        sim = Simulation(scene, h, solver=engine)
         samples: list[list] = [[] for _ in sim.slinkies]
         for k in range(n):
             if k > 0:
                 sim.step(per)
             for i, s in enumerate(sim.slinkies):
-                samples[i].append((s.q.copy(), s.qd.copy(), s.n_contacts))
+                if isinstance(s, SlinkySolver3D):
+                    samples[i].append((s.ends(), *s.torsion(), s.energy(), s.n_contacts))
+                else:
+                    samples[i].append((s.q.copy(), s.qd.copy(), s.n_contacts))
         for i, (spec, s) in enumerate(zip(scene.slinkies, sim.slinkies, strict=True)):
-            qs, qds, cs = zip(*samples[i], strict=True)
-            data.update({k + suffix(i): v for k, v in _track(spec, times, qs, qds, cs).items()})
+            if isinstance(s, SlinkySolver3D):
+                track = _track3d(spec, samples[i])
+            else:
+                qs, qds, cs = zip(*samples[i], strict=True)
+                track = _track(spec, times, qs, qds, cs)
+            data.update({k + suffix(i): v for k, v in track.items()})
             stats["impacts"] += s.impacts
         stats.update(steps=(n - 1) * per, dt=h, rollbacks=sim.rollbacks,
                      evals=sum(s.evals for s in sim.slinkies))

@@ -33,12 +33,14 @@ SCALE_MIN, SCALE_MAX = 1.0 / 32.0, 4.0
 
 
 def _vec2(v: Any) -> Any:
-    """(x, y) as a tuple of floats when it converts, else as given (refused later)."""
+    """(x, y) or (x, y, z) as a tuple of floats when it converts, else as given (refused
+    later)."""
     if v is None:
         return None
     try:
-        x, y = v
-        return (float(x), float(y))
+        if len(v) not in (2, 3):
+            return v
+        return tuple(float(c) for c in v)
     except (TypeError, ValueError):
         return v
 
@@ -47,11 +49,12 @@ def _vec2(v: Any) -> Any:
 @dataclass(frozen=True)
 class Grab:
     """Grab end point `point` (0 = anchored end .. N = far end) of Slinky `slinky`,
-    pulled toward `target` (world x, y in m; None: the point where it is)."""
+    pulled toward `target` (world (x, y) or (x, y, z) in m; None: the point where it
+    is). The planar solver drops z (`simulation.planar_target`)."""
 
     slinky: int
     point: int
-    target: tuple[float, float] | None = None
+    target: tuple[float, ...] | None = None
 
     def __post_init__(self) -> None:
         # a copy, so that a UI array changed later does not change the log
@@ -60,10 +63,10 @@ class Grab:
 
 @dataclass(frozen=True)
 class Move:
-    """Move the grab target of Slinky `slinky`."""
+    """Move the grab target of Slinky `slinky` ((x, y) or (x, y, z), as Grab's)."""
 
     slinky: int
-    target: tuple[float, float]
+    target: tuple[float, ...]
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "target", _vec2(self.target))
@@ -77,10 +80,11 @@ class Release:
 @dataclass(frozen=True)
 class DriveBase:
     """Move the held anchored end of Slinky `slinky` toward `velocity` (world m/s) with
-    a limited acceleration (dynamics/hand.py); (0, 0) brings it to a stop."""
+    a limited acceleration (dynamics/hand.py); (0, 0) brings it to a stop. (vx, vy) or
+    (vx, vy, vz): the planar solver drops vz (`simulation.planar_target`)."""
 
     slinky: int
-    velocity: tuple[float, float]
+    velocity: tuple[float, ...]
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "velocity", _vec2(self.velocity))
@@ -176,8 +180,8 @@ def _index(v: object, n: int, what: str) -> tuple[int, str]:
 
 
 def bad_target(v: object) -> str:
-    if not (isinstance(v, tuple) and len(v) == 2):
-        return f"target {v!r} is not (x, y)"
+    if not (isinstance(v, tuple) and len(v) in (2, 3)):
+        return f"target {v!r} is not (x, y) or (x, y, z)"
     if not all(math.isfinite(c) for c in v):
         return f"target {v!r} is not finite"
     if max(abs(c) for c in v) > MAX_TARGET:
@@ -186,8 +190,8 @@ def bad_target(v: object) -> str:
 
 
 def bad_velocity(v: object) -> str:
-    if not (isinstance(v, tuple) and len(v) == 2):
-        return f"velocity {v!r} is not (vx, vy)"
+    if not (isinstance(v, tuple) and len(v) in (2, 3)):
+        return f"velocity {v!r} is not (vx, vy) or (vx, vy, vz)"
     if not all(math.isfinite(c) for c in v):
         return f"velocity {v!r} is not finite"
     if math.hypot(*v) > MAX_DRIVE_SPEED:

@@ -9,7 +9,10 @@ import math
 
 import numpy as np
 
+from slinky3d.dynamics.engine3d import SlinkySolver3D
 from slinky3d.dynamics.solver import SlinkySolver
+from slinky3d.engines import ENGINES, PLANAR
+from slinky3d.errors import SlinkyError
 from slinky3d.model import chain
 from slinky3d.runtime.snapshot import Energy, SlinkySnapshot, Snapshot
 from slinky3d.scene.spec import Scene
@@ -24,19 +27,45 @@ def grid_step(dt: float, interval: float) -> tuple[float, int]:
     return interval / k, k
 
 
+def planar_target(v, solver: str):
+    """A point or velocity given as (x, y) or (x, y, z) (world): the planar solver's
+    Slinkies live in the plane z = 0, so there z is dropped (the point projected onto
+    the plane along z: a 3D picking ray's point is taken where it is seen from the side);
+    the 3D solver takes it whole. None stays None."""
+    if v is None or solver != PLANAR:
+        return v
+    return tuple(v)[:2]
+
+
 class Simulation:
     """All Slinkies of a scene, advanced together on the grid of step h.
 
     `sleep` (default: the scene's `sleep`, on unless it says false): a Slinky at rest
     on the world sleeps until a command, a roll-back or `wake` wakes it
-    (docs/solver.md, "Sleeping")."""
+    (docs/solver.md, "Sleeping"). `solver` (default: the scene's, slinky3d.engines):
+    "planar", the paper's model, or "3d" (dynamics/engine3d.py; what it cannot run yet
+    is refused here, in one line)."""
 
-    def __init__(self, scene: Scene, h: float | None = None, sleep: bool | None = None):
+    def __init__(self, scene: Scene, h: float | None = None, sleep: bool | None = None,
+                 solver: str | None = None):
         self.scene = scene
         self.h = float(h if h is not None else scene.dt)
         self.sleep = scene.sleep if sleep is None else bool(sleep)
-        self.slinkies = [SlinkySolver(s, self.h, scene.world, self.sleep)
-                         for s in scene.slinkies]
+        self.solver = scene.solver if solver is None else solver
+        if self.solver not in ENGINES:
+            raise SlinkyError(f"unknown solver {self.solver!r} (known: {', '.join(ENGINES)})")
+        self.slinkies: list[SlinkySolver | SlinkySolver3D]
+        if self.solver == PLANAR:
+            if scene.solver != PLANAR:
+                raise SlinkyError(f"{scene.title}: the planar solver cannot run this scene "
+                                  "(turned by rotate, or moved along z); the 3D solver runs it")
+            self.slinkies = [SlinkySolver(s, self.h, scene.world, self.sleep)
+                             for s in scene.slinkies]
+        else:
+            self.slinkies = [
+                SlinkySolver3D(s, self.h, scene.world, scene.turn,
+                               f"{scene.title}: {s.name or f'Slinky {i + 1}'}")
+                for i, s in enumerate(scene.slinkies)]
         self.status = ""
         self.rollbacks = 0
         self._keep_all()
@@ -78,7 +107,7 @@ class Simulation:
         self._good_energy = [s.guard_figures()[0] for s in self.slinkies]
         self._good_losses = [s.losses() for s in self.slinkies]
 
-    def _guard(self, i: int, s: SlinkySolver, nsteps: int) -> None:
+    def _guard(self, i: int, s: SlinkySolver | SlinkySolver3D, nsteps: int) -> None:
         """NaN/inf, or energy rising with nothing putting any in, rolls back. The energy
         checked is the account's balance (mechanical energy plus what the dampers and
         impacts took): the paper's pairwise rule can put energy in at an impact, a flaw
@@ -107,20 +136,23 @@ class Simulation:
         self.status = f"solver diverged at t = {t:.3f} s on Slinky {i + 1}: rolled back"
 
     # -- commands ------------------------------------------------------------
-    def grab(self, i: int, k: int, target: tuple[float, float] | None = None) -> None:
-        self.slinkies[i].grab(k, target)
+    def grab(self, i: int, k: int, target: tuple[float, ...] | None = None) -> None:
+        """Grab end point k of Slinky i, pulled toward `target` (world metres, (x, y) or
+        (x, y, z): see `planar_target`)."""
+        self.slinkies[i].grab(k, planar_target(target, self.solver))
 
-    def move_grab(self, i: int, target: tuple[float, float]) -> None:
-        self.slinkies[i].move_grab(target)
+    def move_grab(self, i: int, target: tuple[float, ...]) -> None:
+        self.slinkies[i].move_grab(planar_target(target, self.solver))
 
     def release(self, i: int) -> None:
         s = self.slinkies[i]
         if not s.asleep:  # a sleeping Slinky holds no grab: nothing to let go of, no wake
             s.release_grab()
 
-    def drive_base(self, i: int, velocity: tuple[float, float]) -> str:
-        """Move Slinky i's held anchored end toward `velocity` (world m/s); '' or why not."""
-        return self.slinkies[i].drive(velocity)
+    def drive_base(self, i: int, velocity: tuple[float, ...]) -> str:
+        """Move Slinky i's held anchored end toward `velocity` (world m/s, (vx, vy) or
+        (vx, vy, vz): see `planar_target`); '' or why not."""
+        return self.slinkies[i].drive(planar_target(velocity, self.solver))
 
     def let_go(self, i: int) -> str:
         """Let go of Slinky i's held end now; '' or why not."""
@@ -134,6 +166,9 @@ class Simulation:
     def snapshot(self, real_time_factor: float = 1.0, behind: bool = False) -> Snapshot:
         out = []
         for s in self.slinkies:
+            if isinstance(s, SlinkySolver3D):
+                out.append(s.snapshot())
+                continue
             p = s.p
             g = s.grabbed
             ends = s.ends()

@@ -8,26 +8,39 @@ overrides, and reads the top-level table; `slinky3d.scene.slinky` and
 from __future__ import annotations
 
 import copy
+import math
 import re
 import tomllib
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
+
+from slinky3d.engines import DEFAULT_ENGINE, ENGINES, PLANAR, THREE_D
 from slinky3d.errors import SceneError
+from slinky3d.model.chain3d import turn_about_vertical
 from slinky3d.resources import data_dir, scene_path
-from slinky3d.scene.look import CAMERA_KEYS, LOOK_KEYS, read_camera, read_look
+from slinky3d.scene.look import (
+    CAMERA_KEYS,
+    DEFAULT_YAW_DEG,
+    LOOK_KEYS,
+    CameraHint,
+    read_camera,
+    read_look,
+)
 from slinky3d.scene.overrides import apply_overrides
 from slinky3d.scene.slinky import SLINKY_KEYS, read_slinky
-from slinky3d.scene.spec import Scene, default_dt
+from slinky3d.scene.spec import Scene, SlinkySpec, default_dt
 from slinky3d.scene.validate import Context, Table, did_you_mean
 from slinky3d.scene.world import WORLD_KEYS, check_clear, read_world
 
 DT_MAX = 5e-3  # s: the undamped explicit step nears its stability limit (modes ~400 rad/s)
 # beyond it, and the damped one leaves sub-millimetre accuracy (docs/solver.md, "The default step")
 
-SCENE_KEYS = ("title", "description", "references", "duration", "dt", "sleep", "slinky",
-              "look", "camera", "world")
+SCENE_KEYS = ("title", "description", "references", "duration", "dt", "sleep", "solver",
+              "rotate", "slinky", "look", "camera", "world")
+ROTATE_MAX = 1e6  # degrees: a finite turn, far beyond any written on purpose
 
 
 def from_dict(doc: dict, where: str = "<scene>", overrides: Sequence[str] = (),
@@ -60,6 +73,8 @@ def from_dict(doc: dict, where: str = "<scene>", overrides: Sequence[str] = (),
         look = replace(look, floor_y=world.floor, stairs=world.blocks(drawn=True))
     for i, s in enumerate(slinkies):
         check_clear(ctx, "slinky" if len(slinkies) == 1 else f"slinky.{i}", s, world)
+    rotate = t.number("rotate", 0.0, lo=-ROTATE_MAX, hi=ROTATE_MAX)
+    camera = turned_camera(read_camera(t.table("camera", CAMERA_KEYS)), rotate)
     return Scene(
         slinkies=slinkies,
         dt=t.number("dt", default_dt(slinkies), lo=0.0, hi=DT_MAX, open_lo=True),
@@ -71,9 +86,45 @@ def from_dict(doc: dict, where: str = "<scene>", overrides: Sequence[str] = (),
         look=look,
         world=world,
         sleep=t.boolean("sleep", Scene.sleep),
-        camera=read_camera(t.table("camera", CAMERA_KEYS)),
+        camera=camera,
         raw=doc,
+        solver=_engine(t, slinkies, rotate),
+        rotate=rotate,
     )
+
+
+def _engine(t: Table, slinkies: tuple[SlinkySpec, ...], rotate: float) -> str:
+    """The scene's engine: its `solver` key (or --solver's), else the planar one unless
+    the scene needs the 3D one (turned out of the x-y plane, or an end moved along z),
+    which is then picked by itself (docs/scene-format.md)."""
+    why = ""
+    if rotate % 360.0 != 0.0:
+        why = f"rotate = {rotate:g} turns it out of the x-y plane"
+    for i, s in enumerate(slinkies):
+        m = s.anchor.motion
+        if not why and m is not None and m.out_of_plane:
+            which = f"Slinky {i + 1}'s" if len(slinkies) > 1 else "its"
+            why = f"{which} anchored end moves along z (motion.amplitude)"
+    engine = t.choice("solver", THREE_D if why else DEFAULT_ENGINE, ENGINES)
+    if engine == PLANAR and why:
+        t.fail("solver", f"the planar solver cannot run this scene: {why}; the 3D solver "
+                         f"runs it (solver = '{THREE_D}', picked by itself without the key)")
+    return engine
+
+
+def turned_camera(camera: CameraHint, rotate: float) -> CameraHint:
+    """The camera hint of a scene turned by `rotate` degrees about the vertical: its
+    yaw turned with it (unset: the default view's) and its target turned about y."""
+    turn = rotate % 360.0
+    if turn == 0.0:
+        return camera
+    yaw = (DEFAULT_YAW_DEG if camera.yaw_deg is None else camera.yaw_deg) + turn
+    yaw = (yaw + 180.0) % 360.0 - 180.0
+    target = camera.target
+    if target is not None:
+        x, y, z = turn_about_vertical(math.radians(turn)) @ np.array(target, float)
+        target = (float(x), float(y), float(z))
+    return replace(camera, yaw_deg=yaw, target=target)
 
 
 def loads(text: str, where: str = "<string>", overrides: Sequence[str] = (),

@@ -62,6 +62,9 @@ class Look:
         return min(w, 0.5 * R)
 
 
+DEFAULT_YAW_DEG = 22.0  # the view's yaw: a little off the side view, so the helices read as 3D
+
+
 @dataclass(frozen=True)
 class CameraHint:
     """A scene's starting camera; every value None frames the Slinky by default.

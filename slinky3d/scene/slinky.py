@@ -27,7 +27,7 @@ from slinky3d.scene.spec import (
     Motion,
     SlinkySpec,
 )
-from slinky3d.scene.validate import ANGLE, Bounds, Table, check_number
+from slinky3d.scene.validate import ANGLE, PLACE, Bounds, Table, _count, check_number
 from slinky3d.scene.world import Stairs
 
 # Half hoops: the most whose static shapes solve in seconds (docs/benchmarks.md, static
@@ -96,10 +96,21 @@ def _release(t: Table, condition: str) -> float:
     return 0.0 if condition == "free" else math.inf
 
 
+def _amplitude(t: Table, default: tuple[float, ...]) -> tuple[float, ...]:
+    """[x, y] (the plane), or [x, y, z] (z != 0 needs the 3D solver), m."""
+    v = t.data.get("amplitude")
+    if isinstance(v, list) and len(v) == 3:
+        return t.vector("amplitude", default, 3, **PLACE)
+    if v is not None and not (isinstance(v, list) and len(v) == 2):
+        t.fail("amplitude", "must be an array of two numbers [x, y] or three [x, y, z], "
+                            f"got {_count(v)}")
+    return t.point("amplitude", (default[0], default[1]))
+
+
 def _motion(t: Table) -> Motion:
     m = Motion()
     motion = Motion(
-        amplitude=t.point("amplitude", m.amplitude),
+        amplitude=_amplitude(t, m.amplitude),
         frequency=t.number("frequency", m.frequency, lo=0.0, hi=1e3, open_lo=True),
         phase=t.number("phase", m.phase, **ANGLE),
         rot_amplitude=t.number("rot_amplitude", m.rot_amplitude, **ANGLE),

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from slinky3d.engines import DEFAULT_ENGINE
 from slinky3d.model.params import Params
 from slinky3d.scene.look import CameraHint, Look
 from slinky3d.scene.world import World
@@ -36,7 +37,7 @@ class Motion:
     phase).
     """
 
-    amplitude: tuple[float, float] = (0.0, 0.0)  # m
+    amplitude: tuple[float, ...] = (0.0, 0.0)  # m: (x, y), or (x, y, z) (the 3D solver)
     frequency: float = 1.0  # Hz, at `start`
     phase: float = 0.0  # rad
     rot_amplitude: float = 0.0  # rad
@@ -67,6 +68,26 @@ class Motion:
         if tau > ts:  # past the sweep: on at frequency_max
             cycles += self.frequency_max * (tau - ts)
         return 2 * math.pi * cycles + self.phase
+
+    def path(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(position, velocity, acceleration) offsets of the translation, each (x, y, z)
+        (z: the amplitude's third number, 0 when it has two); `at`'s, the rotation left
+        out. Just after `start` it moves at once (a sine's velocity jump, as `at`)."""
+        amp = np.zeros(3)
+        amp[:len(self.amplitude)] = self.amplitude
+        if t <= self.start:
+            return np.zeros(3), np.zeros(3), np.zeros(3)
+        a = self.phase_at(t)
+        w = 2 * math.pi * self.frequency_at(t)
+        wd = 2 * math.pi * self.frequency_rate \
+            if 0.0 < self.frequency_rate and t - self.start < self.sweep_time() else 0.0
+        return (amp * (math.sin(a) - math.sin(self.phase)), amp * (w * math.cos(a)),
+                amp * (wd * math.cos(a) - w * w * math.sin(a)))
+
+    @property
+    def out_of_plane(self) -> bool:
+        """Whether it moves the end along z (the 3D solver only)."""
+        return len(self.amplitude) > 2 and self.amplitude[2] != 0.0
 
     def at(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(pose, velocity, acceleration) offsets, each (x, y, angle)."""
@@ -171,6 +192,16 @@ class Scene:
     world: World = field(default_factory=World)
     sleep: bool = True  # a Slinky at rest on the world sleeps (docs/solver.md, "Sleeping")
     raw: dict = field(default_factory=dict, repr=False)  # the TOML after overrides
+    # The engine that runs it (slinky3d.engines: "planar" or "3d") and the turn of the
+    # whole scene about the vertical y, degrees (docs/scene-format.md): the Slinkies'
+    # specs stay the unturned scene's, the 3D engine turns their start and motions.
+    solver: str = DEFAULT_ENGINE
+    rotate: float = 0.0
+
+    @property
+    def turn(self) -> float:
+        """The scene's turn about the vertical, rad, in [0, 2 pi): 0 for a multiple of 360."""
+        return math.radians(self.rotate % 360.0)
 
 
 DT_UNDAMPED = 2e-3  # s: the explicit undamped step (docs/solver.md, "The default step")

@@ -15,11 +15,10 @@ import numpy as np
 from pyrr import matrix44
 
 from slinky3d.runtime.snapshot import Snapshot
-from slinky3d.scene.look import CameraHint
+from slinky3d.scene.look import DEFAULT_YAW_DEG, CameraHint
 from slinky3d.viewer.helix import bounds
 from slinky3d.viewer.stage import Stage
 
-DEFAULT_YAW_DEG = 22.0  # a little off the side view, so the helices read as 3D
 DEFAULT_PITCH_DEG = 8.0
 MARGIN = 1.12  # framing leaves this much room around the box
 

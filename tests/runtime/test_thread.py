@@ -245,7 +245,7 @@ def test_bad_commands_are_refused(plastic, thread):
     before = th.sim.state_hash()
     bad = [Grab(3, 0), Grab(-1, 0), Grab(0, 76), Grab(0, -1), Grab(0, 2.5), Grab("0", 0),
            Grab(0, 0, (math.nan, 0.0)), Grab(0, 0, (0.0, math.inf)), Grab(0, 0, (1e300, 0)),
-           Grab(0, 0, "here"), Grab(0, 0, (1, 2, 3)), Move(0, (math.nan, math.nan)),
+           Grab(0, 0, "here"), Grab(0, 0, (1, 2, 3, 4)), Move(0, (math.nan, math.nan)),
            Move(0, None), Move(9, (0, 0)), Release(True), Load("hanging-steel"),
            Step(-5), Step(math.nan), object(), None]
     for cmd in bad:

@@ -45,6 +45,8 @@ description = "every optional key"
 references = "docs/scene-format.md"
 duration = 1.0
 dt = 0.004
+solver = "planar"
+rotate = 0.0
 [slinky]
 name = "a"
 preset = "plastic"

@@ -1,0 +1,438 @@
+"""One Slinky of a scene under the 3D solver: what `Simulation` needs of a Slinky's
+solver (dynamics/solver.py's `SlinkySolver`: advance, state and restore for the
+divergence guard, the energy account, ends, commands), over dynamics/solver3d.py's
+`Solver3D` (docs/solver.md, "The 3D solver", "Scenes on the 3D solver").
+
+The scene's planar start (its static shape) is put in space by `chain3d.from_planar`
+and turned by the scene's `rotate`; the half hoops carry the ring mass model, whose
+equilibria the planar static shapes are and which reduces to the paper's model exactly
+in the plane (docs/model.md section 12). What the 3D solver cannot run yet is refused
+when the Slinky is made, in one line naming it (`unsupported`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+from numba import njit
+
+from slinky3d.dynamics import articulated_body3d as ab
+from slinky3d.dynamics import grab3d
+from slinky3d.dynamics.articulated_body import JIT
+from slinky3d.dynamics.couplings import grab_defaults, grab_substeps
+from slinky3d.dynamics.hand import DRIVE_SPEED, drive_acceleration
+from slinky3d.dynamics.solver3d import Solver3D, Solver3DError
+from slinky3d.model import chain, chain3d
+from slinky3d.runtime.snapshot import SlinkySnapshot
+from slinky3d.runtime.snapshot3d import slinky_snapshot
+from slinky3d.scene.spec import SlinkySpec
+from slinky3d.scene.world import World
+
+MASS = "ring"  # the scenes' mass model under the 3D solver (module docstring)
+ADVICE = "run it with --solver planar"
+
+
+def unsupported(spec: SlinkySpec, world: World | None) -> str:
+    """What of this Slinky's scene the 3D solver cannot run yet ('' if nothing)."""
+    if world is not None and world.solid:
+        return "world contact (the scene's [world]: floor, stairs, table)"
+    far = spec.far
+    if far.condition == "held":
+        return "a far end held for ever (it lets go of a far end at t = 0 only)"
+    if far.condition == "released" and far.release_time > 0.0:
+        return (f"a far end held until t = {far.release_time:g} s (it lets go of a far "
+                "end at t = 0 only)")
+    if spec.contact.enabled and spec.contact.law != "rigid":
+        return f"the '{spec.contact.law}' contact law (it has the rigid law, e = 0, only)"
+    m = spec.anchor.motion
+    if spec.anchor.condition == "scripted" and m is not None and m.rot_amplitude != 0.0:
+        return "a scripted end's rotation (motion.rot_amplitude)"
+    return ""
+
+
+@njit(**JIT)
+def guard_figures(q, u, H, par, sprung_first, frames, ws, tmp):
+    """(T + V, the largest |u|, inf when any is not finite) in one compiled pass: what
+    the divergence guard reads after every step (chain3d's energy, with the solver's
+    mass model and stiffness in `par`; joint 1's spring only when sprung_first)."""
+    fastest = 0.0
+    for j in range(u.shape[0]):
+        a = abs(u[j])
+        if not a <= 1e300:  # NaN or inf
+            return math.inf, math.inf
+        fastest = max(fastest, a)
+    R, m, g, s = par[ab.P_R], par[ab.P_M], par[ab.P_G], par[ab.P_S]
+    ab.kinematics(q, u, H, R, frames, ws, tmp)
+    e = 0.0
+    for k in range(frames.shape[0]):
+        F, r = frames[k], ws[k]
+        # the centroid from E_k: R d + s b; its velocity v_k + omega_k x that
+        x0 = R * F[0, 0] + s * F[0, 1]
+        x1 = R * F[1, 0] + s * F[1, 1]
+        x2 = R * F[2, 0] + s * F[2, 1]
+        o0, o1, o2 = r[ab.OM], r[ab.OM + 1], r[ab.OM + 2]
+        v0 = r[ab.EV] + o1 * x2 - o2 * x1
+        v1 = r[ab.EV + 1] + o2 * x0 - o0 * x2
+        v2 = r[ab.EV + 2] + o0 * x1 - o1 * x0
+        e += 0.5 * m * (v0 * v0 + v1 * v1 + v2 * v2) + m * g * (r[ab.EP + 1] + x1)
+        for a in range(3):  # rotation about the centroid, in (d, b, a)
+            w = F[0, a] * o0 + F[1, a] * o1 + F[2, a] * o2
+            e += 0.5 * par[ab.P_IC + a] * w * w
+        if k > 0 or sprung_first:
+            j = 3 + 3 * k
+            for a in range(3):
+                e += 0.5 * par[ab.P_K + a] * q[j + a] * q[j + a]
+    return e, fastest
+
+
+class SlinkySolver3D:
+    """One Slinky of a scene on the 3D solver, on the grid of step h.
+
+    Ends: the anchored end held (clamped in the scene's pose), free, released at its
+    time (clamped, then free), scripted (its motion's translation, turned with the
+    scene, followed step by step) or moved by a hand (`drive`); the far end free, or
+    let go at t = 0; any end point grabbed (grab3d, in the grab's sub-steps). `turn`:
+    the scene's turn about the vertical (rad)."""
+
+    asleep = False  # it never sleeps: sleeping needs the world
+
+    def __init__(self, spec: SlinkySpec, h: float, world: World | None = None,
+                 turn: float = 0.0, name: str = ""):
+        why = unsupported(spec, world)
+        if why:
+            raise Solver3DError(f"{name or 'the Slinky'}: the 3D solver cannot run {why} "
+                                f"yet; {ADVICE}")
+        self.spec, self.p, self.h = spec, spec.params, float(h)
+        self.T = chain3d.turn_about_vertical(turn)
+        self.contact = spec.contact.enabled
+        # the grab: the planar one's law and sub-steps (couplings.py)
+        k, k2, self._grab_damping, self._grab_max = grab_defaults(spec)
+        self._grab_springs = (k, k2)
+        self._grab_substeps = grab_substeps(k, k2, self.p.m, self.h)
+        self.reset()
+
+    # -- state ---------------------------------------------------------------
+    def reset(self) -> None:
+        """Back to the scene's start, at rest."""
+        p, spec, T = self.p, self.spec, self.T
+        q = np.array(spec.q0, float)
+        free = not spec.anchor.held_at(0.0)
+        if self.contact:  # touching coils start at their bound, as the planar solver's
+            j0 = chain.first_joint(free)
+            q[j0:][q[j0:] <= p.theta_min + chain.TOUCHING] = p.theta_min
+        x, frames, holder = chain3d.from_planar(q, p.R)
+        x, frames, holder = T @ x, T @ frames, T @ holder
+        self.base = x.copy()  # the held end's rest position: a motion's origin
+        self.solver = Solver3D(p, x, frames, anchor="free" if free else "clamped",
+                               holder=holder, mass=MASS, h=self.h, contact=self.contact)
+        self.t = 0.0
+        self.k = 0  # steps taken: t = k h on the grid
+        self.free = free
+        self.hand = False  # a hand took over the anchored end from the scene's schedule
+        self.drive_velocity = np.zeros(3)  # the hand's (world m/s)
+        self.drive_wanted = np.zeros(3)
+        self._moving = False
+
+    def wake(self) -> None:
+        """Nothing to wake: it never sleeps."""
+
+    @property
+    def q(self) -> np.ndarray:
+        """The solver's coordinates: E_1, then each joint's rotation vector."""
+        return self.solver.q
+
+    @property
+    def qd(self) -> np.ndarray:
+        """The solver's velocities (E_1's, then each joint's relative angular velocity):
+        the array itself, so that `qd[:] = 0` stops the Slinky (the guard's roll-back)."""
+        return self.solver.u
+
+    @property
+    def motion(self):
+        """The scene's motion of the anchored end while it runs it, else None."""
+        a = self.spec.anchor
+        return a.motion if a.condition == "scripted" and not self.hand else None
+
+    @property
+    def driven(self) -> bool:
+        """Something may be putting energy in: a scripted anchor or a moving hand."""
+        return self._moving or (self.motion is not None and not self.free)
+
+    def far_held(self, t: float) -> bool:
+        return False  # a far end held at t > 0 is refused (`unsupported`)
+
+    def state(self) -> tuple:
+        """A copy of everything that evolves, for roll-back."""
+        s = self.solver
+        return (s.q.copy(), s.u.copy(), s.H.copy(), s.work.presc.copy(),
+                s.work.acc_p[:3].copy(), s.anchor, self.k, self.free, self.hand,
+                self.drive_velocity.copy(), self.drive_wanted.copy(), s.work.grab.copy())
+
+    def restore(self, state: tuple) -> None:
+        s = self.solver
+        (q, u, H, presc, acc, anchor, k, self.free, self.hand, dv, dw, grab) = state
+        s.q[:], s.u[:], s.work.presc[:], s.work.acc_p[:3] = q, u, presc, acc
+        s.work.grab[:] = grab
+        s.H = H.copy()
+        s.anchor, s.mode = anchor, chain3d.ANCHORS.index(anchor)
+        self.drive_velocity[:], self.drive_wanted[:] = dv, dw
+        self._moving = bool(dv.any() or dw.any())
+        self.k = k
+        self.t = k * self.h
+
+    def hashed(self) -> list[np.ndarray]:
+        """What a state hash covers."""
+        s = self.solver
+        return [s.q, s.u, s.H, s.work.presc, s.work.acc_p[:3],
+                np.array([self.free, self.hand, self._moving], dtype=np.int64),
+                self.drive_velocity, self.drive_wanted, s.work.grab]
+
+    # -- what it holds -------------------------------------------------------
+    def ends(self) -> np.ndarray:
+        """(N+1, 3) end points in world metres (E_1 first)."""
+        return self.solver.end_points()
+
+    def energy(self) -> float:
+        return self.solver.energy()
+
+    def energy_account(self) -> tuple[float, float, float, float, float]:
+        """(kinetic, gravity, spring, damping, impacts) in J; the dampers' loss is not
+        booked yet (0)."""
+        s, p = self.solver, self.p
+        x, frames, v, omega = s.pose()
+        holder = s.H if s.anchor == "clamped" else None
+        return (chain3d.kinetic_energy(p, frames, v, omega, s.mass),
+                chain3d.gravity_energy(p, x, frames, s.mass),
+                chain3d.spring_energy(p, frames, holder, s.K), *self.losses())
+
+    def guard_figures(self) -> tuple[float, float]:
+        """(balance, fastest): the mechanical energy plus what the impacts took (J), and
+        the largest |velocity| (inf when anything is not finite)."""
+        s = self.solver
+        w = s.work
+        e, fastest = guard_figures(s.q, s.u, s.H, s.par, s.anchor == "clamped", w.frames,
+                                   w.ws, w.tmp)
+        return e + float(s.impact_loss[0]), fastest
+
+    def losses(self) -> tuple[float, float]:
+        """(damping, impacts) J: the impacts' running sum; damping not booked yet."""
+        return 0.0, float(self.solver.impact_loss[0])
+
+    def set_losses(self, losses: tuple[float, float]) -> None:
+        self.solver.impact_loss[0] = losses[1]
+
+    @property
+    def n_contacts(self) -> int:
+        return int(np.count_nonzero(self.solver.work.presc))
+
+    @property
+    def impacts(self) -> int:
+        return 0  # not counted by the 3D solver
+
+    @property
+    def evals(self) -> int:
+        return self.solver.evaluations
+
+    def impact_age(self) -> np.ndarray:
+        return np.full(self.p.N, np.inf)
+
+    def left_holders(self) -> list:
+        return []
+
+    def snapshot(self) -> SlinkySnapshot:
+        """It now: end points in 3D and each half hoop's bulge (runtime/snapshot3d.py),
+        and the grab."""
+        snap = slinky_snapshot(self.solver)
+        k = self.grabbed
+        if k is None:
+            return snap
+        return replace(snap, grab=self.grab_target(), grab_point=snap.ends[k].copy())
+
+    def torsion(self) -> tuple[np.ndarray, np.ndarray]:
+        """(the joints' torsion, the b component of their relative angular velocity):
+        the paper's theta and its rate in a planar state."""
+        n = self.p.N
+        return (self.solver.q[3:].reshape(n, 3)[:, 1].copy(),
+                self.solver.u[3:].reshape(n, 3)[:, 1].copy())
+
+    # -- commands ------------------------------------------------------------
+    @property
+    def grabbed(self) -> int | None:
+        g = self.solver.work.grab
+        return int(g[grab3d.G_POINT]) if g[grab3d.G_ON] != 0.0 else None
+
+    def grab_target(self) -> np.ndarray:
+        """The grab's target in world metres (3,)."""
+        g = self.solver.work.grab
+        return g[grab3d.G_TARGET:grab3d.G_TARGET + 3].copy()
+
+    def grab(self, k: int, target=None) -> None:
+        """Grab end point k (0 = anchored end .. N = far end), pulled toward `target`
+        ((x, y) or (x, y, z), world m; None: where the point is)."""
+        k = int(min(max(k, 0), self.p.N))
+        E = self.ends()[k]
+        to = E if target is None else chain3d.in_space(np.asarray(target, dtype=float))
+        g = self.solver.work.grab
+        g[:] = 0.0
+        g[grab3d.G_ON], g[grab3d.G_POINT] = 1.0, k
+        g[grab3d.G_TARGET:grab3d.G_TARGET + 3] = to
+        g[grab3d.G_K], g[grab3d.G_K2] = self._grab_springs
+        g[grab3d.G_S:grab3d.G_S + 3] = to - E  # the Maxwell branch starts unloaded
+        g[grab3d.G_MAX] = self._grab_max
+
+    def move_grab(self, target) -> None:
+        to = chain3d.in_space(np.asarray(target, dtype=float))
+        if self.grabbed is not None and np.all(np.isfinite(to)):
+            self.solver.work.grab[grab3d.G_TARGET:grab3d.G_TARGET + 3] = to
+
+    def release_grab(self) -> None:
+        self.solver.work.grab[:] = 0.0
+
+    def drive(self, velocity) -> str:
+        """Move the held anchored end toward `velocity` (world m/s, (x, y) or (x, y, z))
+        with at most DRIVE_ACCELERATION; '' or why not. The hand takes over a scripted
+        end where it is, at the speed it has."""
+        if self.free:
+            return "the anchored end is not held"
+        v = chain3d.in_space(np.asarray(velocity, dtype=float))
+        speed = float(np.sqrt(v @ v))
+        if not math.isfinite(speed):
+            return f"velocity {velocity!r} is not finite"
+        if speed > DRIVE_SPEED:
+            v *= DRIVE_SPEED / speed
+        if not self.hand:
+            self.hand = True
+            self.drive_velocity[:] = self.solver.u[:3]
+        self.drive_wanted[:] = v
+        self._moving = bool(self.drive_velocity.any() or self.drive_wanted.any())
+        return ""
+
+    def let_go(self) -> str:
+        """Let go of the held anchored end now; '' or why not."""
+        if self.free:
+            return "no end is held"
+        self.hand = True
+        self.settle()
+        self._free_anchor()
+        return ""
+
+    def take_hold(self, point: int) -> str:
+        return f"taking hold of an end is not in the 3D solver yet ({ADVICE})"
+
+    def settle(self) -> None:
+        """A moving hand stops where it is (a roll-back to a state at rest)."""
+        self.drive_velocity[:] = 0.0
+        self.drive_wanted[:] = 0.0
+        self._moving = False
+        if not self.free:
+            self.solver.drive(np.zeros(3))
+
+    def _free_anchor(self) -> None:
+        self.solver.let_go()
+        self.free = True
+        self._moving = False
+
+    # -- stepping ------------------------------------------------------------
+    def advance(self, nsteps: int) -> None:
+        """nsteps fixed steps of h, the anchored end let go at its release time (inside a
+        step: the step split there, as the planar solver does)."""
+        h = self.h
+        k_end = self.k + int(nsteps)
+        rel = self.spec.anchor.release_time
+        while self.k < k_end:
+            due = (not self.free and not self.hand
+                   and self.spec.anchor.condition == "released" and rel < k_end * h)
+            if not due:
+                self._run(k_end - self.k)
+                continue
+            k = math.floor(rel / h + 1e-9) - self.k
+            if k > 0:
+                self._run(k)
+                continue
+            t_next = (self.k + 1) * h
+            if rel - self.t > 1e-12 * h:
+                self._raw(rel - self.t)
+            self._free_anchor()
+            self._raw(t_next - max(rel, self.t))
+            self.k += 1
+            self.t = t_next
+
+    def _raw(self, dt: float) -> None:
+        """One step of dt (a split step)."""
+        s = self.solver
+        s.h = dt
+        try:
+            s.advance(1)
+        finally:
+            s.h = self.h
+
+    def _run(self, k: int) -> None:
+        s = self.solver
+        motion = None if self.free else self.motion
+        while k > 0 and (self._moving or motion is not None or self.grabbed is not None):
+            if self._moving:
+                self._hand_step()
+            elif motion is not None:
+                n = self._still_steps(motion.start)
+                if n > 0 and self.grabbed is None:  # before it starts: still
+                    n = min(n, k)
+                    s.advance(n)
+                    self._tick(n)
+                    k -= n
+                    continue
+                if n == 0:
+                    self._motion_step(motion)
+            self._one_step()
+            self._tick(1)
+            k -= 1
+            if not self.free and not self._moving:
+                s.drive(np.zeros(3))  # a hand at rest after that step stays there (a
+                # motion sets its drive again at the next step)
+        if k > 0:
+            s.advance(k)
+            self._tick(k)
+
+    def _one_step(self) -> None:
+        """One step of h; grabbed, in the grab's sub-steps, the Maxwell element's state
+        advanced before each (grab3d)."""
+        s = self.solver
+        if self.grabbed is None:
+            s.advance(1)
+            return
+        w = s.work
+        n1 = w.gscr.shape[0] - 1
+        sub = self.h / self._grab_substeps
+        for _ in range(self._grab_substeps):
+            grab3d.advance_maxwell(s.q, s.H, s.par, w.grab, self._grab_damping, sub,
+                                   w.frames, w.gscr[:n1], w.tmp)
+            self._raw(sub)
+
+    def _tick(self, k: int) -> None:
+        self.k += k
+        self.t = self.k * self.h
+
+    def _still_steps(self, start: float) -> int:
+        """Whole steps from now before a motion starting at `start` moves."""
+        return max(0, math.floor(start / self.h + 1e-9) - self.k)
+
+    def _motion_step(self, motion) -> None:
+        """The held end on its path at the step's start (position and velocity), and at
+        its acceleration at the step's middle through the step (second order)."""
+        s, T, t = self.solver, self.T, self.t
+        if t >= motion.start:
+            at = t if t > motion.start else float(np.nextafter(motion.start, math.inf))
+            pos, vel, _ = motion.path(at)
+            s.q[:3] = self.base + T @ pos
+            s.u[:3] = T @ vel
+        s.drive(T @ motion.path(t + 0.5 * self.h)[2])
+
+    def _hand_step(self) -> None:
+        """The hand's acceleration over the next step (hand.drive_acceleration)."""
+        v = self.drive_velocity
+        a, v_end = drive_acceleration(self.solver.q[:3].copy(), v, self.drive_wanted, self.h)
+        self.solver.drive(a)
+        v[:] = v_end
+        self._moving = bool(v.any() or self.drive_wanted.any())
+

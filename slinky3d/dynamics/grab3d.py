@@ -1,0 +1,111 @@
+"""The grab on the 3D chain: a point force at an end point, as generalised forces
+(docs/solver.md, "Scenes on the 3D solver").
+
+The law is the planar grab's (forces.py, docs/model.md section 6): a holding spring k
+in parallel with a Maxwell element (spring k2 in series with a damper d), the force
+capped: with e = target - E_p,
+
+    F = k e + k2 (e - s),     |F| <= F_max,     ds/dt = k2 (e - s) / d
+
+Here the Maxwell element's state s is held through each (sub-)step and advanced
+between them by the caller (`advance_maxwell`); the springs act at every stage of the
+step (`add_forces`, which integrator3d calls after the joints' springs when the grab
+is on). A point force F at E_p does the power F . v_p, v_p = v_1 + sum_{j<p} (R_j w_j)
+x (E_p - E_j), so its generalised forces are F on a free base and R_j^T ((E_p - E_j) x F)
+on each joint j < p.
+
+`grab` (GRAB floats, all 0: no grab): on, the point p, the target (3), k, k2, s (3),
+F_max.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from slinky3d.dynamics import articulated_body3d as ab
+from slinky3d.dynamics.articulated_body import JIT
+
+G_ON, G_POINT, G_TARGET, G_K, G_K2, G_S, G_MAX = 0, 1, 2, 5, 6, 7, 10
+GRAB = 11
+
+
+def new_grab() -> np.ndarray:
+    return np.zeros(GRAB)
+
+
+@njit(**JIT)
+def _point(q, H, R, p, frames, ends, tmp):
+    """frames[k] (k < p) and ends[k] = E_k (k <= p) from q and H: E_p."""
+    ex, ey, ez = q[0], q[1], q[2]
+    ends[0, 0], ends[0, 1], ends[0, 2] = ex, ey, ez
+    for k in range(p):
+        j = 3 + 3 * k
+        ab.exp_rot(q[j], q[j + 1], q[j + 2], tmp)
+        P = H if k == 0 else frames[k - 1]
+        F = frames[k]
+        for i in range(3):  # R_k = R_{k-1} FLIP exp(phi_k)
+            p0 = -P[i, 0]
+            p1 = -P[i, 1]
+            p2 = P[i, 2]
+            for c in range(3):
+                F[i, c] = p0 * tmp[0, c] + p1 * tmp[1, c] + p2 * tmp[2, c]
+        ex += 2.0 * R * F[0, 0]
+        ey += 2.0 * R * F[1, 0]
+        ez += 2.0 * R * F[2, 0]
+        ends[k + 1, 0], ends[k + 1, 1], ends[k + 1, 2] = ex, ey, ez
+
+
+@njit(**JIT)
+def force(q, H, par, grab, frames, ends, tmp, out):
+    """The grab's force now (out, 3), with frames and ends filled up to the point."""
+    p = int(grab[G_POINT])
+    _point(q, H, par[ab.P_R], p, frames, ends, tmp)
+    k, k2, fmax = grab[G_K], grab[G_K2], grab[G_MAX]
+    n2 = 0.0
+    for i in range(3):
+        e = grab[G_TARGET + i] - ends[p, i]
+        out[i] = k * e + k2 * (e - grab[G_S + i])
+        n2 += out[i] * out[i]
+    fn = math.sqrt(n2)
+    if fn > fmax:
+        for i in range(3):
+            out[i] *= fmax / fn
+
+
+@njit(**JIT)
+def add_forces(mode, q, H, par, grab, tau, frames, ends, tmp, f):
+    """tau += the grab's generalised forces (module docstring); frames and ends are
+    scratch here (the articulated-body pass fills them again), f (3,) too."""
+    p = int(grab[G_POINT])
+    force(q, H, par, grab, frames, ends, tmp, f)
+    if mode == ab.FREE:
+        tau[0] += f[0]
+        tau[1] += f[1]
+        tau[2] += f[2]
+    for k in range(p):
+        r0 = ends[p, 0] - ends[k, 0]
+        r1 = ends[p, 1] - ends[k, 1]
+        r2 = ends[p, 2] - ends[k, 2]
+        t0 = r1 * f[2] - r2 * f[1]
+        t1 = r2 * f[0] - r0 * f[2]
+        t2 = r0 * f[1] - r1 * f[0]
+        F = frames[k]
+        j = 3 + 3 * k
+        tau[j] += F[0, 0] * t0 + F[1, 0] * t1 + F[2, 0] * t2
+        tau[j + 1] += F[0, 1] * t0 + F[1, 1] * t1 + F[2, 1] * t2
+        tau[j + 2] += F[0, 2] * t0 + F[1, 2] * t1 + F[2, 2] * t2
+
+
+@njit(**JIT)
+def advance_maxwell(q, H, par, grab, damping, h, frames, ends, tmp):
+    """The Maxwell element's state over h (its time constant d / k2 is the whole
+    Slinky's period on the grab, far longer than a sub-step), exactly for e held."""
+    p = int(grab[G_POINT])
+    _point(q, H, par[ab.P_R], p, frames, ends, tmp)
+    decay = math.exp(-grab[G_K2] * h / damping) if damping > 0.0 else 1.0
+    for i in range(3):
+        e = grab[G_TARGET + i] - ends[p, i]
+        grab[G_S + i] = e + (grab[G_S + i] - e) * decay
