@@ -522,6 +522,65 @@ def caption(out):
     print(json.dumps(res))
 
 
+def hand3d(out):
+    """The hanging steel Slinky on the 3D solver: the camera turned a quarter turn, the
+    bottom end dragged sideways on the screen; then the held top driven by E and Q."""
+    from slinky3d.engines import THREE_D
+    from slinky3d.scene.world import World
+    from slinky3d.viewer.helix import ends3
+
+    # no floor: the 3D solver has no world contact yet
+    sc = replace(load("hanging-steel"), solver=THREE_D, world=World())
+    v = Viewer(sc, sc.look, sc.camera, SIZE)
+    v.window._enable_event_queue = False
+    v.views.started = time.perf_counter()
+    v.source.start()
+    deadline = time.time() + 240
+    while v.source.steps == 0 and time.time() < deadline:  # a cold cache: kernels compile
+        frames(v, 1)
+    frames(v, 5)
+    w, n = v.window, v.shown.slinkies[0].N
+    v.camera = replace(v.camera, yaw=v.camera.yaw + math.pi / 2)  # a quarter turn
+    v.camera_held = True
+    end = ends3(v.shown.slinkies[0])[n]
+    x, y = v.camera.project(end[None], *v.controls.window_size())[0]
+    y = w.height - y  # pyglet's y is up
+    w.dispatch_event("on_mouse_motion", x, y, 0, 0)
+    frames(v, 1)
+    res = {"hover": list(v.controls.hover or ()), "start": end.tolist()}
+    w.dispatch_event("on_mouse_press", x, y, mouse.LEFT, 0)
+    for k in range(1, 31):  # half a second to the right on the screen, 3 pixels a frame
+        w.dispatch_event("on_mouse_drag", x + 3 * k, y, 3, 0, mouse.LEFT, 0)
+        frames(v, 1)
+    res["target"] = v.shown.slinkies[0].grab.tolist()
+    frames(v, 20)
+    res["point"] = ends3(v.shown.slinkies[0])[n].tolist()
+    # Shift+drag up the screen: away from the camera
+    before = np.array(v.shown.slinkies[0].grab)
+    for k in range(1, 11):
+        w.dispatch_event("on_mouse_drag", x + 90, y + 3 * k, 0, 3, mouse.LEFT, key.MOD_SHIFT)
+        frames(v, 1)
+    res["shifted"] = (np.array(v.shown.slinkies[0].grab) - before).tolist()
+    res["back"] = v.camera.basis()[2].tolist()
+    w.dispatch_event("on_mouse_release", x + 90, y + 30, mouse.LEFT, 0)
+    frames(v, 2)
+    moves = [c.target for _, c in v.source.log if isinstance(c, commands.Move)]
+    res["moves"] = [list(t) for t in moves]
+    # E raises the held top, Q lowers it, W takes it away from the viewer
+    drives = {}
+    for name in ("E", "Q", "W"):
+        before = len(v.source.log)
+        w.dispatch_event("on_key_press", getattr(key, name), 0)
+        frames(v, 1)
+        w.dispatch_event("on_key_release", getattr(key, name), 0)
+        frames(v, 1)
+        drives[name] = [list(c.velocity) for _, c in v.source.log[before:]
+                        if isinstance(c, commands.DriveBase)]
+    res["drives"], res["yaw"] = drives, v.camera.yaw
+    v.quit()
+    print(json.dumps(res))
+
+
 if __name__ == "__main__":
     {"drag": drag, "keys": keys_, "live": live, "hashes": hashes,
-     "caption": caption}[sys.argv[1]](sys.argv[2])
+     "caption": caption, "hand3d": hand3d}[sys.argv[1]](sys.argv[2])

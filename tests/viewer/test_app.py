@@ -43,8 +43,8 @@ def test_mouse_grabs_drags_and_releases_an_end(tmp_path):
     target, point = map(np.array, r["held"])
     assert np.linalg.norm(point - target) < 0.05  # held still, it settles on the target
     # off the window, the target stays finite, in the scene's box
-    lo, hi = map(np.array, r["box"])
     far = np.array(r["far_target"])
+    lo, hi = (np.array(b)[:len(far)] for b in r["box"])  # a planar target: x and y
     assert np.all(np.isfinite(far)) and np.all(far >= lo - 1e-12) and np.all(far <= hi + 1e-12)
     assert not r["grab_after_release"]
     # the logged commands, replayed offline, hold the point where the drag held it
@@ -63,7 +63,8 @@ def test_every_key_does_what_it_says(tmp_path):
             tag = f"{b.action}:{name}"
             got = r.get(tag)
             if b.action in keys.DIRECTIONS:
-                dx, dy = keys.DIRECTIONS[b.action]
+                a, f, up = keys.DIRECTIONS[b.action]  # the planar solver: in its plane
+                dx, dy = a, f + up
                 slow, fast = (f"DriveBase(slinky=0, velocity=({dx * v!r}, {dy * v!r}))"
                               for v in (keys.DRIVE_SPEED, keys.DRIVE_FAST))
                 assert got == [slow, fast, slow, "DriveBase(slinky=0, velocity=(0.0, 0.0))"], tag
@@ -123,6 +124,27 @@ def test_every_key_does_what_it_says(tmp_path):
     assert load == "Load" and g == 1.62 and mass_ratio == pytest.approx(1.5) and shown
     message, g_back, same_shape = r["saved"]
     assert message.startswith("scene saved to ") and g_back == 1.62 and same_shape
+
+
+def test_the_hand_in_3d(tmp_path):
+    """On the 3D solver: after a quarter turn of the camera a sideways drag on the
+    screen moves the grabbed bottom end along what was depth (z); Shift+drag moves it
+    away from the camera; E raises the held top, Q lowers it, W moves it along the
+    ground away from the viewer (the camera's heading)."""
+    r = drive("hand3d", tmp_path)
+    n = r["hover"][1]
+    assert r["hover"][0] == 0 and n > 100
+    start, target, point = (np.array(r[k]) for k in ("start", "target", "point"))
+    assert abs(target[2] - start[2]) > 0.03 and abs(point[2] - start[2]) > 0.03
+    assert all(len(m) == 3 for m in r["moves"])
+    shifted, back = np.array(r["shifted"]), np.array(r["back"])
+    assert shifted @ back < -0.01 and np.linalg.norm(np.cross(shifted, back)) < 1e-9
+    (e_on, e_off), (q_on, q_off), (w_on, w_off) = (r["drives"][k] for k in "EQW")
+    assert e_on[1] > 0 and e_on[0] == e_on[2] == 0.0 and q_on[1] < 0 and e_off == q_off
+    yaw = r["yaw"]
+    away = -np.array([np.sin(yaw), 0.0, np.cos(yaw)])
+    assert np.allclose(np.array(w_on) / np.linalg.norm(w_on), away)
+    assert w_off == [0.0, 0.0, 0.0]
 
 
 @pytest.fixture(scope="module")

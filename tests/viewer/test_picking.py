@@ -61,7 +61,9 @@ def test_extreme_cursors_stay_finite_and_in_the_box(cam):
     box = picking.scene_box(hanging_snapshot("steel"), 1.0)
     for x, y in ((-1e9, 5.0), (1e9, 1e9), (SIZE[0] / 2, -1e7), (np.inf, 0.0), (np.nan, 0.0)):
         p = picking.cursor_point(cam, x, y, SIZE, box)
-        assert np.all(np.isfinite(p)) and np.all(p >= box[0]) and np.all(p <= box[1])
+        assert np.all(np.isfinite(p)) and np.all(p >= box[0][:2]) and np.all(p <= box[1][:2])
+        q = picking.facing_point(cam, x, y, SIZE, np.array([0.1, -0.3, 0.05]), box)
+        assert np.all(np.isfinite(q)) and np.all(q >= box[0]) and np.all(q <= box[1])
 
 
 def test_edge_on_plane_falls_back_to_the_target_plane():
@@ -88,3 +90,41 @@ def test_a_3d_slinkys_end_point_is_picked_where_it_is_drawn(cam):
     for k in (0, 60, len(s3.ends) - 1):
         i, j = picking.nearest_point(snap, cam, *px[k], SIZE)
         assert i == 0 and np.linalg.norm(px[j] - px[k]) < 2.0
+
+
+def test_a_3d_drag_moves_the_point_across_the_screen_at_its_depth(cam):
+    """On the 3D solver the cursor's point lies on the plane through the grabbed point
+    facing the camera: where the camera projects it, at the grabbed point's depth; a
+    quarter turn of the camera about the vertical turns a sideways drag into depth."""
+    box = (np.full(3, -10.0), np.full(3, 10.0))
+    through = np.array([0.05, -0.4, 0.1])
+    _, _, back = cam.basis()
+    rng = np.random.default_rng(3)
+    for x, y in rng.uniform([0, 0], SIZE, (10, 2)):
+        p = picking.facing_point(cam, x, y, SIZE, through, box)
+        assert np.allclose(cam.project(p[None], *SIZE)[0], [x, y], atol=1e-6)
+        assert abs((p - through) @ back) < 1e-9
+    side = replace(cam, yaw=cam.yaw + np.pi / 2)  # a quarter turn
+    x0, y0 = side.project(through[None], *SIZE)[0]
+    moved = picking.facing_point(side, x0 + 50, y0, SIZE, through, box) - through
+    was_depth = cam.basis()[2]
+    assert abs(moved @ was_depth) > 0.9 * np.linalg.norm(moved) > 0.0
+
+
+def test_shift_drag_and_the_wheel_move_the_point_along_the_view(cam):
+    box = (np.full(3, -10.0), np.full(3, 10.0))
+    p = np.array([0.05, -0.4, 0.1])
+    right, up, back = cam.basis()
+    away = picking.along_view(cam, p, 30.0, SIZE[1], box)
+    assert np.allclose(np.cross(away - p, back), 0.0, atol=1e-12) and (away - p) @ back < 0
+    # it stays under the cursor's pixel only in the orthographic view; in both it moves
+    # a pixel's worth at its depth per pixel of the drag
+    depth = (cam.eye() - p) @ back if not cam.ortho else cam.distance
+    per_px = 2 * depth * np.tan(np.radians(cam.fov_deg) / 2) / SIZE[1]
+    assert np.isclose(np.linalg.norm(away - p), 30.0 * per_px)
+    back_again = picking.along_view(cam, away, -30.0, SIZE[1], box)
+    if cam.ortho:
+        assert np.allclose(back_again, p)
+    else:  # a pixel's worth at the new depth: nearly back, from further away
+        assert (back_again - away) @ back > 0 and np.linalg.norm(back_again - p) < 0.1 * \
+            np.linalg.norm(away - p)

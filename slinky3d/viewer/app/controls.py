@@ -13,6 +13,7 @@ from typing import Any, Protocol
 import numpy as np
 import pyglet  # its window submodule loads on first use, after the window's options
 
+from slinky3d.model.chain3d import in_space
 from slinky3d.runtime import commands
 from slinky3d.runtime.commands import Command
 from slinky3d.runtime.snapshot import Snapshot
@@ -20,6 +21,8 @@ from slinky3d.viewer.app import keys, picking
 from slinky3d.viewer.app.policy import Action
 from slinky3d.viewer.app.ui import UiState
 from slinky3d.viewer.camera import OrbitCamera
+
+WHEEL_PX = 24.0  # 3D: a wheel notch while holding moves the point as a drag this long
 
 
 class Host(Protocol):
@@ -29,9 +32,12 @@ class Host(Protocol):
     overlay: Any  # overlay.layer.Overlay: whether it takes the mouse, the keyboard
     camera: OrbitCamera
     camera_held: bool  # the mouse moved the camera: the director leaves it be
-    box: tuple[np.ndarray, np.ndarray]  # corners the cursor's target stays in
+    box: tuple[np.ndarray, np.ndarray]  # corners (3D) the cursor's target stays in
     shown: Snapshot  # the snapshot drawn last
     ui: UiState
+
+    @property
+    def three_d(self) -> bool: ...  # the scene runs on the 3D solver: the hand moves in 3D
 
     def send(self, cmd: Command) -> None: ...
 
@@ -57,6 +63,8 @@ class Controls:
         # reports up to 1000 moves a second, and each Move is computed, logged and
         # sent once a frame (flush_drag), as games sample their input.
         self._dragged_to: tuple[float, float] | None = None
+        self._target: np.ndarray | None = None  # 3D: the grab's target (world) last sent
+        self._depth_px = 0.0  # 3D: Shift+drag and wheel since the last frame, pixels
         self._bindings = _resolve(keys.BINDINGS)
 
     def handlers(self) -> dict[str, Any]:
@@ -71,19 +79,31 @@ class Controls:
 
     def drop_hand(self) -> None:
         """Forget the grab, the camera drag and the drive (a reset, a new scene)."""
-        self.grabbed, self.drag, self._dragged_to = None, None, None
+        self.grabbed, self.drag, self._dragged_to, self._target = None, None, None, None
         self.driving.clear()
 
     def flush_drag(self) -> None:
         """Send where the grabbing drag has gone since the last frame (once a frame)."""
-        if self._dragged_to is None:
+        moved, depth = self._dragged_to, self._depth_px
+        self._dragged_to, self._depth_px = None, 0.0
+        if self.drag != "grab" or self.grabbed is None or (moved is None and not depth):
             return
-        x, y = self._dragged_to
-        self._dragged_to = None
-        if self.drag == "grab" and self.grabbed is not None:
-            i, offset = self.grabbed
-            target = np.clip(self._cursor(x, y) + offset, *self.host.box)
-            self.host.send(commands.Move(i, (float(target[0]), float(target[1]))))
+        i, offset = self.grabbed
+        h = self.host
+        if self._target is None:  # the plane z = 0 (the planar solver)
+            if moved is None:
+                return
+            target = np.clip(self._cursor(*moved) + offset, h.box[0][:2], h.box[1][:2])
+            h.send(commands.Move(i, (float(target[0]), float(target[1]))))
+            return
+        t = self._target
+        if depth:  # towards or away from the camera, across the screen kept
+            t = picking.along_view(h.camera, t, depth, self.window_size()[1], h.box)
+        elif moved is not None:  # across the screen, at the depth it has
+            t = picking.facing_point(h.camera, *self._pixel(*moved), self.window_size(), t,
+                                     h.box) + offset
+        self._target = np.clip(t, *h.box)
+        h.send(commands.Move(i, tuple(float(c) for c in self._target)))
 
     # -- mouse ---------------------------------------------------------------------
     def _pixel(self, x: float, y: float) -> tuple[float, float]:
@@ -123,7 +143,13 @@ class Controls:
                 i, k = pick
                 point = h.shown.slinkies[i].ends[k]
                 # The point keeps its offset from the cursor: no jump on the grab.
-                self.grabbed = (i, point - self._cursor(x, y))
+                if h.three_d:
+                    p3 = in_space(np.asarray(point, float))
+                    under = picking.facing_point(h.camera, *self.mouse, self.window_size(),
+                                                 p3, h.box)
+                    self.grabbed, self._target = (i, p3 - under), p3
+                else:
+                    self.grabbed, self._target = (i, point - self._cursor(x, y)), None
                 self.drag = "grab"
                 h.send(commands.Grab(i, k, None))
                 return
@@ -143,7 +169,10 @@ class Controls:
             pan = buttons & (mouse.RIGHT | mouse.MIDDLE) or modifiers & key.MOD_SHIFT
             self.drag = "pan" if pan or h.ui.side_view else "orbit"
         if self.drag == "grab" and self.grabbed is not None:
-            self._dragged_to = (float(x), float(y))
+            if self._target is not None and modifiers & key.MOD_SHIFT:
+                self._depth_px += dy  # up the screen: away from the camera
+            else:
+                self._dragged_to = (float(x), float(y))
         elif self.drag == "pan":
             h.camera_held = True
             h.camera.pan(dx, dy, h.window.height)
@@ -160,6 +189,9 @@ class Controls:
 
     def on_mouse_scroll(self, x, y, scroll_x, scroll_y) -> None:
         if self.host.overlay.wants_mouse():
+            return
+        if self.drag == "grab" and self._target is not None:  # 3D: the held point's depth
+            self._depth_px += WHEEL_PX * scroll_y
             return
         self.host.camera_held = True
         self.host.camera.zoom(scroll_y)
@@ -191,16 +223,26 @@ class Controls:
         self._drive(modifiers)
 
     def _drive(self, modifiers: int) -> None:
-        """DriveBase for every held base, from the arrow keys down now."""
+        """DriveBase for every held base, from the drive keys down now: on the 3D
+        solver across, along the ground away from the viewer (the camera's heading) and
+        up; on the planar solver in its plane, up for both W and E."""
         fast = bool(modifiers & pyglet.window.key.MOD_SHIFT)
         speed = keys.DRIVE_FAST if fast else keys.DRIVE_SPEED
-        vx = sum(keys.DIRECTIONS[a][0] for a in self.driving)
-        vy = sum(keys.DIRECTIONS[a][1] for a in self.driving)
+        a, f, v = (sum(keys.DIRECTIONS[d][j] for d in self.driving) for j in range(3))
+        velocity: tuple[float, ...]
+        if self.host.three_d:
+            yaw = self.host.camera.yaw
+            right = np.array([np.cos(yaw), 0.0, -np.sin(yaw)])
+            away = -np.array([np.sin(yaw), 0.0, np.cos(yaw)])
+            w = speed * (a * right + f * away + v * np.array([0.0, 1.0, 0.0]))
+            velocity = tuple(float(c) + 0.0 for c in w)  # + 0.0: no -0.0 in the log
+        else:
+            velocity = (speed * a, speed * (f + v))
         held = [i for i, sl in enumerate(self.host.shown.slinkies) if sl.anchor_held]
-        if not held and (vx or vy):
+        if not held and (a or f or v):
             self.host.say("no held base to move: L takes hold of an end")
         for i in held:
-            self.host.send(commands.DriveBase(i, (speed * vx, speed * vy)))
+            self.host.send(commands.DriveBase(i, velocity))
 
     def let_go(self) -> None:
         """Let go of every held base; pressed again, take hold of the end nearest the

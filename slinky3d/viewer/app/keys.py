@@ -33,18 +33,24 @@ class Binding:
     hold: bool = False
 
 
-DIRECTIONS = {"drive_left": (-1, 0), "drive_right": (1, 0), "drive_up": (0, 1),
-              "drive_down": (0, -1)}
+# (across, forward, up): on the 3D solver across the screen, along the ground away from
+# the viewer, up; on the planar solver its plane's x, and y for forward and up alike.
+DIRECTIONS = {"drive_left": (-1, 0, 0), "drive_right": (1, 0, 0), "drive_up": (0, 1, 0),
+              "drive_down": (0, -1, 0), "drive_lower": (0, 0, -1), "drive_raise": (0, 0, 1)}
 
 BINDINGS: tuple[Binding, ...] = (
-    Binding(("LEFT", "A"), "drive_left", "Left / A", "move the held base left",
+    Binding(("LEFT", "A"), "drive_left", "Left / A", "move the held base left (in 3D: "
+            "across the screen)",
             "Shift: fast", hold=True),
     Binding(("RIGHT", "D"), "drive_right", "Right / D", "move the held base right",
             "Shift: fast", hold=True),
-    Binding(("UP", "W"), "drive_up", "Up / W", "move the held base up", "Shift: fast",
+    Binding(("UP", "W"), "drive_up", "Up / W", "move the held base up (in 3D: away from "
+            "you, along the ground)", "Shift: fast", hold=True),
+    Binding(("DOWN", "S"), "drive_down", "Down / S", "move the held base down (in 3D: "
+            "towards you)", "Shift: fast", hold=True),
+    Binding(("Q",), "drive_lower", "Q", "move the held base down", "Shift: fast",
             hold=True),
-    Binding(("DOWN", "S"), "drive_down", "Down / S", "move the held base down",
-            "Shift: fast", hold=True),
+    Binding(("E",), "drive_raise", "E", "move the held base up", "Shift: fast", hold=True),
     Binding(("L",), "let_go", "L", "let go of the base (the drop); again: take hold of "
             "the end nearest the hand"),
     Binding(("SPACE",), "pause", "Space", "pause / play"),
@@ -66,8 +72,8 @@ BINDINGS: tuple[Binding, ...] = (
             "into your videos folder)"),
     Binding(("K",), "keep", "K", f"make a clip of the last {CLIP_KEEP:g} s"),
     # One key per overlay, in overlay/panel.py OVERLAYS' order.
-    Binding(("M", "J", "T", "E", "O"), "overlay", "M J T E O", "overlays: M centre of mass, "
-            "J collapse front, T contact timeline, E stretch colours, O impact click"),
+    Binding(("M", "J", "T", "X", "O"), "overlay", "M J T X O", "overlays: M centre of mass, "
+            "J collapse front, T contact timeline, X stretch colours, O impact click"),
     Binding(("F11", "F"), "fullscreen", "F11 / F", "full screen / window"),
     Binding(("N",), "caption", "N", f"the scene's title and description (shown "
             f"{CAPTION_SECONDS:g} s when a scene opens, then faded out): show / hide"),

@@ -1,5 +1,6 @@
 """Mouse picking (numpy, no GL): which end point is under the cursor, and where the cursor
-is on the Slinky's plane z = 0 (the plane every Slinky moves in).
+is: on the plane z = 0 (the plane a Slinky moves in on the planar solver), or, on the
+3D solver, on the plane through the grabbed point that faces the camera.
 
 Pixels are window pixels, x right and y down (row 0 on top), as `OrbitCamera.project`.
 """
@@ -31,7 +32,7 @@ def on_plane(origin: np.ndarray, direction: np.ndarray, z: float = 0.0) -> np.nd
 
 def cursor_point(cam: OrbitCamera, x: float, y: float, size: tuple[int, int],
                  box: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-    """The point on z = 0 under the cursor, clamped into `box` ((lo, hi) in x, y).
+    """The point on z = 0 under the cursor, clamped into `box` ((lo, hi): its x and y).
 
     Seen edge-on, the plane gives no good hit: the point is then taken on the plane
     through the camera's target that faces the camera, with its z dropped. Always
@@ -48,7 +49,7 @@ def cursor_point(cam: OrbitCamera, x: float, y: float, size: tuple[int, int],
         s = float((np.asarray(cam.target) - origin) @ back) / denom if denom < -1e-9 else 0.0
         p = (origin + s * d)[:2]
     lo, hi = box
-    return np.clip(p, lo, hi)
+    return np.clip(p, lo[:2], hi[:2])
 
 
 def nearest_point(snap: Snapshot, cam: OrbitCamera, x: float, y: float,
@@ -72,8 +73,41 @@ def nearest_point(snap: Snapshot, cam: OrbitCamera, x: float, y: float,
     return None if best is None else (best[1], best[2])
 
 
+def facing_point(cam: OrbitCamera, x: float, y: float, size: tuple[int, int],
+                 through: np.ndarray, box: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """The point under the cursor on the plane through `through` that faces the camera
+    (its normal the camera's backward axis), clamped into `box` ((lo, hi), 3D): a drag
+    moves a grabbed point across the screen at the depth it has, so that after
+    orbiting a quarter turn the same drag moves it along what was depth. Always finite,
+    whatever the cursor does."""
+    x = float(np.clip(np.nan_to_num(x, nan=0.5 * size[0]), -10 * size[0], 11 * size[0]))
+    y = float(np.clip(np.nan_to_num(y, nan=0.5 * size[1]), -10 * size[1], 11 * size[1]))
+    origin, d = cam.ray(x, y, *size)
+    _, _, back = cam.basis()
+    denom = float(d @ back)  # < 0: the ray leaves the eye against its backward axis
+    through = np.asarray(through, float)
+    s = float((through - origin) @ back) / denom if denom < -1e-9 else 0.0
+    p = origin + max(s, 0.0) * d
+    lo, hi = box
+    return np.clip(p, lo, hi)
+
+
+def along_view(cam: OrbitCamera, point: np.ndarray, pixels: float, height: int,
+               box: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """`point` moved away from the camera (pixels > 0) or towards it, a pixel of the
+    drag the size of a pixel at the point's depth (the camera's target's, orthographic),
+    clamped into `box`: Shift+drag and the wheel while holding."""
+    right, up, back = cam.basis()
+    depth = float((cam.eye() - np.asarray(point, float)) @ back)
+    if cam.ortho or depth <= 0.0:
+        depth = cam.distance
+    per_px = 2.0 * depth * np.tan(np.radians(cam.fov_deg) / 2) / max(height, 1)
+    lo, hi = box
+    return np.clip(np.asarray(point, float) - back * pixels * per_px, lo, hi)
+
+
 def scene_box(snap: Snapshot, margin: float) -> tuple[np.ndarray, np.ndarray]:
-    """The sane region for grab targets: the Slinkies' extent grown by `margin` (m)."""
-    # grab targets are (x, y) for now (the planar engine's): the box in the plane
-    pts = np.concatenate([np.asarray(sl.ends, float)[:, :2] for sl in snap.slinkies])
+    """The sane region for grab targets: the Slinkies' extent grown by `margin` (m), in
+    3D (a planar target keeps its x and y)."""
+    pts = np.concatenate([ends3(sl) for sl in snap.slinkies])
     return pts.min(axis=0) - margin, pts.max(axis=0) + margin

@@ -26,6 +26,7 @@ import platformdirs
 import pyglet  # its submodules (window, gl, clock, app) load on first use
 from PIL import Image
 
+from slinky3d.engines import THREE_D
 from slinky3d.errors import SlinkyError
 from slinky3d.runtime import commands
 from slinky3d.runtime.commands import Command
@@ -322,6 +323,12 @@ class Viewer:
 
     def say(self, text: str) -> None:
         self.ui.message, self._message_until = text, time.perf_counter() + MESSAGE_S
+
+    @property
+    def three_d(self) -> bool:
+        """Whether the scene runs on the 3D solver: the hand then moves in 3D (a drag at
+        the grabbed point's depth, the drive keys along the ground)."""
+        return self.scene.solver == THREE_D
 
     def can_grab(self) -> bool:
         """Whether the hand may take hold: live play, neither replaying nor scrubbing."""
