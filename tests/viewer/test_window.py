@@ -181,6 +181,84 @@ def test_real_keys_drive_the_held_base_and_escape_quits(display, tmp_path):
     assert abs(top[-1, 1] - top[0, 1]) < 0.02
 
 
+def test_real_mouse_and_keys_move_the_slinky_in_3d(display, tmp_path):
+    """On the 3D solver, real X input (xdotool): the camera orbited a quarter turn by a
+    drag on empty sky, the bottom end (found in a screenshot of the window) dragged
+    sideways on the screen: it moves along z, what was depth; then E held raises the
+    held top. The session log says so."""
+    from PIL import ImageGrab
+
+    from slinky3d.output import session, trajectory
+
+    if shutil.which("xdotool") is None:
+        pytest.fail("no xdotool: apt-get install xdotool (CI's .ci/run does)")
+    text = (ROOT / "scenes" / "hanging-plastic.toml").read_text(encoding="utf-8")
+    scene = tmp_path / "plastic3d.toml"  # no floor: the 3D solver has no world contact yet
+    scene.write_text('solver = "3d"\n' + text.split("[world]")[0], encoding="utf-8")
+    log = tmp_path / "session.npz"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "DISPLAY": display}
+    proc = subprocess.Popen([sys.executable, "-m", "slinky3d", "run", str(scene),
+                             "--size", "480x360", "--log-state", str(log)], env=env,
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def red_pixels(geometry):
+        x, y, w, h = geometry
+        img = np.asarray(ImageGrab.grab(bbox=(x, y, x + w, y + h), xdisplay=display))[..., :3]
+        r, g, b = (img[..., i].astype(int) for i in range(3))
+        return np.nonzero((r > b + 60) & (r > g + 60) & (r > 120))
+
+    try:
+        found = xdotool("search", "--sync", "--name", "slinky3d", display=display, timeout=60)
+        wid = found.stdout.split()[0]
+        time.sleep(4.0)  # the solver's process under way (it loads while the window opens)
+        xdotool("windowfocus", "--sync", wid, display=display)
+        geo = dict(line.split("=") for line in xdotool(
+            "getwindowgeometry", "--shell", wid, display=display).stdout.split())
+        box = tuple(int(geo[k]) for k in ("X", "Y", "WIDTH", "HEIGHT"))
+        # A quarter turn: 262 pixels at 0.006 rad a pixel, along the sky at the top right
+        # (the HUD is at the top left), away from the Slinky.
+        xdotool("mousemove", "--window", wid, "200", "12", display=display)
+        xdotool("mousedown", "1", display=display)
+        for k in range(1, 14):
+            xdotool("mousemove", "--window", wid, str(200 + 20 * k), "12", display=display)
+            time.sleep(0.03)
+        xdotool("mousemove", "--window", wid, "462", "12", display=display)
+        time.sleep(0.1)
+        xdotool("mouseup", "1", display=display)
+        time.sleep(1.0)
+        rows, cols = red_pixels(box)
+        assert len(rows) > 50, "no red Slinky on the screen"
+        low = rows.max()
+        x0, y0 = int(np.median(cols[rows >= low - 3])), int(low) - 2  # the bottom end
+        xdotool("mousemove", "--window", wid, str(x0), str(y0), display=display)
+        time.sleep(0.3)  # hovered: the marker is on it
+        xdotool("mousedown", "1", display=display)
+        for k in range(1, 21):
+            xdotool("mousemove", "--window", wid, str(x0 + 4 * k), str(y0), display=display)
+            time.sleep(0.03)
+        time.sleep(0.8)  # held there: the bottom settles on the target
+        xdotool("mouseup", "1", display=display)
+        time.sleep(0.3)
+        xdotool("keydown", "e", display=display)
+        time.sleep(0.6)
+        xdotool("keyup", "e", display=display)
+        time.sleep(0.4)
+        xdotool("key", "Escape", display=display)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    logged = session.load_session(log)
+    moves = [c.target for _, c in logged.log if type(c).__name__ == "Move"]
+    assert moves and all(len(t) == 3 for t in moves)
+    ends = trajectory.load(log).tracks[0].ends  # (samples, N + 1, 3)
+    bottom, top = ends[:, -1], ends[:, 0]
+    assert np.ptp(bottom[:, 2]) > 0.03  # m: it moved along z
+    assert top[-1, 1] - top[0, 1] > 0.05  # m: E raised the held top
+    assert np.ptp(top[:, 0]) < 1e-6 and np.ptp(top[:, 2]) < 1e-6
+
+
 def test_log_state_then_replay_in_a_window(display, tmp_path):
     log = tmp_path / "s.npz"
     p = run(["-m", "slinky3d", "run", "hanging-plastic", "--size", "320x240", "--frames", "40",
