@@ -201,11 +201,19 @@ def aba(mode, q, u, H, tau, arm, par, presc, acc_p, qdd, jf, frames, ws, scr, tm
     pivoted base (world, weight included); 0 elsewhere.
     ws, scr from `workspace`; tmp (3, 3), d9 (9): scratch.
     """
+    kinematics(q, u, H, par[P_R], frames, ws, tmp)
+    passes(mode, tau, arm, par, presc, acc_p, qdd, jf, frames, ws, scr, tmp, d9)
+
+
+@njit(**JIT)
+def passes(mode, tau, arm, par, presc, acc_p, qdd, jf, frames, ws, scr, tmp, d9):
+    """`aba` after its kinematics: frames and ws's kinematic columns (EP, EV, OM, WW)
+    as `kinematics` left them. Repeated solves at one state (the contact's impulses
+    and resting rounds, which change only presc, acc_p or tau) call this alone."""
     n = frames.shape[0]
     m = par[P_M]
     R = par[P_R]
     sb = par[P_S]
-    kinematics(q, u, H, R, frames, ws, tmp)
     # Pass 1: velocity products and bias forces (no recurrence left: kinematics did it)
     for k in range(n):
         r = ws[k]
