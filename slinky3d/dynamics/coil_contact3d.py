@@ -77,10 +77,14 @@ def opening_rate(p0, p1, p2, w0, w1, w2, tmp):
     return tmp[2, 2] * w1 - tmp[2, 1] * w2
 
 
+IMPULSES = 14  # new_work's entry counting the impulse solves (articulated-body solves)
+
+
 def new_work(n: int) -> tuple[np.ndarray, ...]:
     """(zero velocities, zero forces, zero armature, openings, contacts, impulse's
-    parameters, a step's start q, u and H, hit candidates, the start's accelerations)
-    for `run` with n half hoops."""
+    parameters, a step's start q, u and H, hit candidates, the start's accelerations,
+    each joint's releases in one resting set, a Taylor move's start q and u, the
+    impulse solves so far) for `run` with n half hoops."""
     m = 3 + 3 * n
     return (np.zeros(m), np.zeros(m), np.zeros((n, 3, 3)), np.zeros(n), np.zeros(n),
             np.zeros(ab.NPAR), np.zeros(m), np.zeros(m), np.zeros((3, 3)), np.zeros(n),
@@ -162,7 +166,7 @@ def _lock(mode, q, H, u, par0, first, w, cw):
     c = cw[4]
     for i in range(MAX_ROUNDS):
         _impulse(mode, q, H, u, par0, w, cw, i > 0)
-        cw[14][0] += 1
+        cw[IMPULSES][0] += 1
         pick = _most_pulling(first, n, w.presc, c)
         if pick < 0:
             break
