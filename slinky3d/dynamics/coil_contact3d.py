@@ -78,17 +78,19 @@ def opening_rate(p0, p1, p2, w0, w1, w2, tmp):
 
 
 IMPULSES = 14  # new_work's entry counting the impulse solves (articulated-body solves)
+ACC_OK = 15  # new_work's entry: 1 while its entry 10 holds the step's start's accelerations
 
 
 def new_work(n: int) -> tuple[np.ndarray, ...]:
     """(zero velocities, zero forces, zero armature, openings, contacts, impulse's
     parameters, a step's start q, u and H, hit candidates, the start's accelerations,
     each joint's releases in one resting set, a Taylor move's start q and u, the
-    impulse solves so far) for `run` with n half hoops."""
+    impulse solves so far, whether the start's accelerations are set_contacts' last)
+    for `run` with n half hoops."""
     m = 3 + 3 * n
     return (np.zeros(m), np.zeros(m), np.zeros((n, 3, 3)), np.zeros(n), np.zeros(n),
             np.zeros(ab.NPAR), np.zeros(m), np.zeros(m), np.zeros((3, 3)), np.zeros(n),
-            np.zeros(m), np.zeros(n), np.zeros(m), np.zeros(m), np.zeros(1))
+            np.zeros(m), np.zeros(n), np.zeros(m), np.zeros(m), np.zeros(1), np.zeros(1))
 
 
 @njit(**JIT)
@@ -213,6 +215,7 @@ def set_contacts(mode, q, u, H, par, smin, touch, slow, w, cw):
     for k in range(n):
         freed[k] = 0.0
     known = False  # the last solve was this loop's, at this state (a release since)
+    cw[ACC_OK][0] = 0.0
     for _ in range(MAX_ROUNDS):
         for j in range(3, q.shape[0]):  # (acc_p[:3]: the base's, kept)
             w.acc_p[j] = 0.0
@@ -246,6 +249,7 @@ def set_contacts(mode, q, u, H, par, smin, touch, slow, w, cw):
                 shut = True
                 again = again or freed[k] >= CYCLE
         if not shut:
+            cw[ACC_OK][0] = 1.0  # w.qdd: the true accelerations with this set locked
             break
         lost += _lock(mode, q, H, u, par0, first, w, cw)
         known = False
@@ -410,21 +414,20 @@ def _lowest_at(q, smin, cand):
 
 
 @njit(**JIT)
-def _taylor_hit(mode, q, u, H, par, smin, guess, limit, w, cw):
-    """Move (q, u) onto its hit on the quadratic Taylor polynomial of the state, within
-    LOCATED (Newton from -guess on the candidates' lowest opening); the time moved if
-    it converged within `limit` of now, else nan and (q, u) unchanged."""
+def _taylor_hit(q, u, qdd, smin, dt, limit, w, cw):
+    """Move (q, u) onto its hit on the quadratic Taylor polynomial of the state (qdd its
+    accelerations), within LOCATED (Newton from dt on the candidates' lowest opening);
+    the time moved if it converged within `limit` of now, else nan and (q, u)
+    unchanged."""
     cand = cw[9]
     q0, u0 = cw[12], cw[13]
     for j in range(q.shape[0]):
         q0[j] = q[j]
         u0[j] = u[j]
-    integrator3d.accelerations(mode, q, u, H, par, w)
-    dt = -guess
     for _ in range(4):
         if not abs(dt) <= limit:
             break
-        _taylor(q0, u0, w.qdd, dt, q, u)
+        _taylor(q0, u0, qdd, dt, q, u)
         f, at = _lowest_at(q, smin, cand)
         if abs(f) <= LOCATED:
             return dt
@@ -495,6 +498,14 @@ def step(mode, q, u, H, h, par, smin, w, cw):
             _restore(q, u, H, cw)
             integrator3d.flow(mode, q, u, H, left, par, w)
             break
+        if tau <= TAYLOR * h and cw[ACC_OK][0] != 0.0:
+            # within microseconds of the start (a collapse front's chatter, half the
+            # hits): on the start's Taylor polynomial, its accelerations known
+            _restore(q, u, H, cw)
+            dt = _taylor_hit(q, u, cw[10], smin, tau, TAYLOR * h, w, cw)
+            if dt == dt and dt > 0.0:
+                left -= dt
+                continue
         lo = 0.0
         hi = left
         located = False
@@ -520,8 +531,9 @@ def step(mode, q, u, H, h, par, smin, w, cw):
                     # close: the rest on the state's quadratic Taylor polynomial (one
                     # evaluation instead of flows), Newton on its opening
                     room = tau - lo if f < 0.0 else hi - tau
-                    dt = _taylor_hit(mode, q, u, H, par, smin, f / rate,
-                                     min(TAYLOR * h, room), w, cw)
+                    integrator3d.accelerations(mode, q, u, H, par, w)
+                    dt = _taylor_hit(q, u, w.qdd, smin, -f / rate, min(TAYLOR * h, room),
+                                     w, cw)
                     if dt == dt:
                         tau += dt
                         located = True
