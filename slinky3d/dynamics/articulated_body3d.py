@@ -231,14 +231,16 @@ def aba(mode, q, u, H, tau, arm, par, presc, acc_p, qdd, jf, frames, ws, scr, tm
     ws, scr from `workspace`; tmp (3, 3), d9 (9): scratch.
     """
     kinematics(q, u, H, par[P_R], frames, ws, tmp)
-    passes(mode, tau, arm, par, presc, acc_p, qdd, jf, frames, ws, scr, tmp, d9)
+    passes(mode, tau, arm, par, presc, acc_p, qdd, jf, frames, ws, scr, tmp, d9, True)
 
 
 @njit(**JIT)
-def passes(mode, tau, arm, par, presc, acc_p, qdd, jf, frames, ws, scr, tmp, d9):
+def passes(mode, tau, arm, par, presc, acc_p, qdd, jf, frames, ws, scr, tmp, d9, bias):
     """`aba` after its kinematics: frames and ws's kinematic columns (EP, EV, OM, WW)
-    as `kinematics` left them. Repeated solves at one state (the contact's impulses
-    and resting rounds, which change only presc, acc_p or tau) call this alone."""
+    as `kinematics` left them; bias: False where ws's velocity products and bias
+    forces (CC, PB) are also this state's, from the last solve. Repeated solves at
+    one state (the contact's impulses and resting rounds, a step's first stage after
+    them, which change only presc, acc_p, tau or the armature) call this alone."""
     n = frames.shape[0]
     m = par[P_M]
     R = par[P_R]
@@ -247,6 +249,12 @@ def passes(mode, tau, arm, par, presc, acc_p, qdd, jf, frames, ws, scr, tmp, d9)
     for k in range(n):
         r = ws[k]
         F = frames[k]
+        if not bias:
+            j = 3 + 3 * k
+            r[TW] = F[0, 0] * tau[j] + F[0, 1] * tau[j + 1] + F[0, 2] * tau[j + 2]
+            r[TW + 1] = F[1, 0] * tau[j] + F[1, 1] * tau[j + 1] + F[1, 2] * tau[j + 2]
+            r[TW + 2] = F[2, 0] * tau[j] + F[2, 1] * tau[j + 1] + F[2, 2] * tau[j + 2]
+            continue
         e0, e1, e2 = r[EP], r[EP + 1], r[EP + 2]
         w0, w1, w2 = r[WW], r[WW + 1], r[WW + 2]
         o0, o1, o2 = r[OM], r[OM + 1], r[OM + 2]

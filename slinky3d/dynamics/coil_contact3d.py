@@ -129,7 +129,7 @@ def _impulse(mode, q, H, u, par0, w, cw, known):
             w.acc_p[j + i] = -u[j + i] if w.presc[k] else 0.0
     if known:
         ab.passes(mode, ztau, zarm, par0, w.presc, w.acc_p, w.qdd, w.jf, w.frames, w.ws,
-                  w.scr, w.tmp, w.d9)
+                  w.scr, w.tmp, w.d9, False)
     else:
         ab.aba(mode, q, zu, H, ztau, zarm, par0, w.presc, w.acc_p, w.qdd, w.jf, w.frames,
                w.ws, w.scr, w.tmp, w.d9)
@@ -221,7 +221,7 @@ def set_contacts(mode, q, u, H, par, smin, touch, slow, w, cw):
             w.acc_p[j] = 0.0
         if known:
             ab.passes(mode, w.tau, w.arm, par, w.presc, w.acc_p, w.qdd, w.jf, w.frames,
-                      w.ws, w.scr, w.tmp, w.d9)
+                      w.ws, w.scr, w.tmp, w.d9, False)
             w.evaluations[0] += 1
         else:
             integrator3d.accelerations(mode, q, u, H, par, w)
@@ -482,6 +482,9 @@ def step(mode, q, u, H, h, par, smin, w, cw):
             cand[k] = 1.0 if ok else 0.0
             if ok:
                 fa = min(fa, s[k])
+        # the resting set's last solve was at this state: the first stage keeps its
+        # kinematics and velocity products
+        w.known[0] = cw[ACC_OK][0] != 0.0
         integrator3d.flow(mode, q, u, H, left, par, w)
         fb = _lowest(q, smin, cand)
         if fb >= -LOCATED or ev == MAX_EVENTS:

@@ -74,6 +74,7 @@ class Work3D(NamedTuple):
     keep_v: np.ndarray
     keep_H: np.ndarray
     evaluations: np.ndarray  # [dynamics evaluations so far]
+    known: np.ndarray  # [the next stage's state is the last solve's (its kinematics kept)]
 
 
 def new_work(n: int) -> Work3D:
@@ -84,7 +85,7 @@ def new_work(n: int) -> Work3D:
                   np.zeros((MAX_STAGES, m)), np.zeros(m), np.zeros(m), np.zeros(m),
                   np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(n, np.bool_), np.zeros(m),
                   np.zeros(m), np.zeros(m), np.zeros(m), np.zeros((3, 3)),
-                  np.zeros(1, np.int64))
+                  np.zeros(1, np.int64), np.zeros(1, np.bool_))
 
 
 @njit(**JIT)
@@ -315,8 +316,13 @@ def stages(mode, q, u, H, h, par, w):
             w.vdamp[j] = dj
             w.qx[j] = xj
         _stage_forces(mode, q, u, g * h, par, w)
-        ab.aba(mode, q, u, H, w.tau, w.arm, par, w.presc, w.acc_p, w.qdd, w.jf, w.frames,
-               w.ws, w.scr, w.tmp, w.d9)
+        if w.known[0]:  # the first stage, at the state of the caller's last solve
+            w.known[0] = False
+            ab.passes(mode, w.tau, w.arm, par, w.presc, w.acc_p, w.qdd, w.jf, w.frames,
+                      w.ws, w.scr, w.tmp, w.d9, False)
+        else:
+            ab.aba(mode, q, u, H, w.tau, w.arm, par, w.presc, w.acc_p, w.qdd, w.jf,
+                   w.frames, w.ws, w.scr, w.tmp, w.d9)
         w.evaluations[0] += 1
         _stage_rates(st, h, g * h, w)
     for j in range(m):
