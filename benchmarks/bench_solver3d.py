@@ -29,6 +29,7 @@ import report  # noqa: E402  (benchmarks/report.py, beside this file)
 from bench_solver import eval_cost  # noqa: E402
 
 from slinky3d.dynamics import articulated_body3d as ab  # noqa: E402
+from slinky3d.dynamics import coil_contact3d  # noqa: E402
 from slinky3d.dynamics.solver import SlinkySolver  # noqa: E402
 from slinky3d.dynamics.solver3d import Solver3D  # noqa: E402
 from slinky3d.model import chain, chain3d  # noqa: E402
@@ -208,8 +209,8 @@ def speed_targets(figures: dict[str, Any], repeat: int, quick: bool) -> None:
     secs = 0.4 if quick else sc.duration
     x, fr, hold = chain3d.from_planar(np.asarray(sp.q0), p.R)
 
-    def timed(make) -> tuple[float, int, int]:
-        walls, evals, steps = [], 0, 0
+    def timed(make) -> tuple[float, int, int, int]:
+        walls, evals, impulses, steps = [], 0, 0, 0
         make().advance(2)  # compiled
         for _ in range(repeat):
             s = make()
@@ -218,18 +219,22 @@ def speed_targets(figures: dict[str, Any], repeat: int, quick: bool) -> None:
             s.advance(steps)
             walls.append(time.perf_counter() - t0)
             evals = getattr(s, "evaluations", 0)
-        return secs / float(np.median(walls)), evals, steps
+            if isinstance(s, Solver3D):
+                impulses = int(s.cwork[coil_contact3d.IMPULSES][0])
+        return secs / float(np.median(walls)), evals, impulses, steps
 
     print(f"\nissue 24's speed targets (median of {repeat}):")
     out: dict[str, Any] = {}
     for mass in ("ring", "arc"):
-        rtf, evals, n = timed(lambda m=mass: Solver3D(p, x, fr, anchor="clamped", holder=hold,
-                                                      mass=m, h=sc.dt, contact=True))
+        rtf, evals, imp, n = timed(lambda m=mass: Solver3D(p, x, fr, anchor="clamped",
+                                                           holder=hold, mass=m, h=sc.dt,
+                                                           contact=True))
         out[f"4S_3d_{mass}_x"] = rtf
         out[f"4S_3d_{mass}_evals_per_step"] = evals / n
+        out[f"4S_3d_{mass}_impulse_solves_per_step"] = imp / n
         print(f"4S, 3D solver, {mass} mass: {rtf:.1f}x real time, {evals / n:.1f} evaluations "
-              f"a step (target 20x)")
-    rtf, _, _ = timed(lambda: SlinkySolver(sp, sc.dt))
+              f"and {imp / n:.1f} impulse solves a step (target 20x)")
+    rtf, _, _, _ = timed(lambda: SlinkySolver(sp, sc.dt))
     out["4S_planar_x"] = rtf
     print(f"4S, planar solver: {rtf:.1f}x real time")
     costs = []

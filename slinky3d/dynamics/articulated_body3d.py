@@ -107,6 +107,23 @@ def exp_rot(p0, p1, p2, out):
 
 
 @njit(**JIT, fastmath=FM)
+def _exp_rot9(p0, p1, p2):
+    """exp_rot's nine entries as scalars, row by row (the same operations)."""
+    t2 = p0 * p0 + p1 * p1 + p2 * p2
+    if t2 < 1e-12:
+        a = 1.0 - t2 / 6.0
+        b = 0.5 - t2 / 24.0
+    else:
+        th = math.sqrt(t2)
+        co, si = _sincos(th)
+        a = si / th
+        b = (1.0 - co) / t2
+    return (1.0 - b * (p1 * p1 + p2 * p2), -a * p2 + b * p0 * p1, a * p1 + b * p0 * p2,
+            a * p2 + b * p0 * p1, 1.0 - b * (p0 * p0 + p2 * p2), -a * p0 + b * p1 * p2,
+            -a * p1 + b * p0 * p2, a * p0 + b * p1 * p2, 1.0 - b * (p0 * p0 + p1 * p1))
+
+
+@njit(**JIT, fastmath=FM)
 def jr_inv_coef(p0, p1, p2):
     """c of J_r^-1(phi) = I + 1/2 [phi]x + c [phi]x^2 (SO(3)'s inverse right Jacobian)."""
     t2 = p0 * p0 + p1 * p1 + p2 * p2
@@ -135,30 +152,42 @@ def kinematics(q, u, H, R, frames, ws, tmp):
     ex, ey, ez = q[0], q[1], q[2]
     vx, vy, vz = u[0], u[1], u[2]
     o0 = o1 = o2 = 0.0
+    # R_{k-1} FLIP (d and b reversed), carried in scalars
+    a00, a01, a02 = -H[0, 0], -H[0, 1], H[0, 2]
+    a10, a11, a12 = -H[1, 0], -H[1, 1], H[1, 2]
+    a20, a21, a22 = -H[2, 0], -H[2, 1], H[2, 2]
     for k in range(n):
         j = 3 + 3 * k
-        exp_rot(q[j], q[j + 1], q[j + 2], tmp)
-        P = H if k == 0 else frames[k - 1]
+        x00, x01, x02, x10, x11, x12, x20, x21, x22 = _exp_rot9(q[j], q[j + 1], q[j + 2])
         F = frames[k]
-        # R_k = R_{k-1} FLIP exp(phi_k); FLIP reverses d and b
-        for i in range(3):
-            p0 = -P[i, 0]
-            p1 = -P[i, 1]
-            p2 = P[i, 2]
-            for c in range(3):
-                F[i, c] = p0 * tmp[0, c] + p1 * tmp[1, c] + p2 * tmp[2, c]
+        # R_k = R_{k-1} FLIP exp(phi_k)
+        F00 = a00 * x00 + a01 * x10 + a02 * x20
+        F01 = a00 * x01 + a01 * x11 + a02 * x21
+        F02 = a00 * x02 + a01 * x12 + a02 * x22
+        F10 = a10 * x00 + a11 * x10 + a12 * x20
+        F11 = a10 * x01 + a11 * x11 + a12 * x21
+        F12 = a10 * x02 + a11 * x12 + a12 * x22
+        F20 = a20 * x00 + a21 * x10 + a22 * x20
+        F21 = a20 * x01 + a21 * x11 + a22 * x21
+        F22 = a20 * x02 + a21 * x12 + a22 * x22
+        F[0, 0], F[0, 1], F[0, 2] = F00, F01, F02
+        F[1, 0], F[1, 1], F[1, 2] = F10, F11, F12
+        F[2, 0], F[2, 1], F[2, 2] = F20, F21, F22
+        a00, a01, a02 = -F00, -F01, F02
+        a10, a11, a12 = -F10, -F11, F12
+        a20, a21, a22 = -F20, -F21, F22
         r = ws[k]
         r[EP], r[EP + 1], r[EP + 2] = ex, ey, ez
         r[EV], r[EV + 1], r[EV + 2] = vx, vy, vz
-        w0 = F[0, 0] * u[j] + F[0, 1] * u[j + 1] + F[0, 2] * u[j + 2]
-        w1 = F[1, 0] * u[j] + F[1, 1] * u[j + 1] + F[1, 2] * u[j + 2]
-        w2 = F[2, 0] * u[j] + F[2, 1] * u[j + 1] + F[2, 2] * u[j + 2]
+        w0 = F00 * u[j] + F01 * u[j + 1] + F02 * u[j + 2]
+        w1 = F10 * u[j] + F11 * u[j + 1] + F12 * u[j + 2]
+        w2 = F20 * u[j] + F21 * u[j + 1] + F22 * u[j + 2]
         r[WW], r[WW + 1], r[WW + 2] = w0, w1, w2
         o0 += w0
         o1 += w1
         o2 += w2
         r[OM], r[OM + 1], r[OM + 2] = o0, o1, o2
-        dx, dy, dz = 2.0 * R * F[0, 0], 2.0 * R * F[1, 0], 2.0 * R * F[2, 0]
+        dx, dy, dz = 2.0 * R * F00, 2.0 * R * F10, 2.0 * R * F20
         ex += dx
         ey += dy
         ez += dz
@@ -201,15 +230,31 @@ def aba(mode, q, u, H, tau, arm, par, presc, acc_p, qdd, jf, frames, ws, scr, tm
     pivoted base (world, weight included); 0 elsewhere.
     ws, scr from `workspace`; tmp (3, 3), d9 (9): scratch.
     """
+    kinematics(q, u, H, par[P_R], frames, ws, tmp)
+    passes(mode, tau, arm, par, presc, acc_p, qdd, jf, frames, ws, scr, tmp, d9, True)
+
+
+@njit(**JIT)
+def passes(mode, tau, arm, par, presc, acc_p, qdd, jf, frames, ws, scr, tmp, d9, bias):
+    """`aba` after its kinematics: frames and ws's kinematic columns (EP, EV, OM, WW)
+    as `kinematics` left them; bias: False where ws's velocity products and bias
+    forces (CC, PB) are also this state's, from the last solve. Repeated solves at
+    one state (the contact's impulses and resting rounds, a step's first stage after
+    them, which change only presc, acc_p, tau or the armature) call this alone."""
     n = frames.shape[0]
     m = par[P_M]
     R = par[P_R]
     sb = par[P_S]
-    kinematics(q, u, H, R, frames, ws, tmp)
     # Pass 1: velocity products and bias forces (no recurrence left: kinematics did it)
     for k in range(n):
         r = ws[k]
         F = frames[k]
+        if not bias:
+            j = 3 + 3 * k
+            r[TW] = F[0, 0] * tau[j] + F[0, 1] * tau[j + 1] + F[0, 2] * tau[j + 2]
+            r[TW + 1] = F[1, 0] * tau[j] + F[1, 1] * tau[j + 1] + F[1, 2] * tau[j + 2]
+            r[TW + 2] = F[2, 0] * tau[j] + F[2, 1] * tau[j + 1] + F[2, 2] * tau[j + 2]
+            continue
         e0, e1, e2 = r[EP], r[EP + 1], r[EP + 2]
         w0, w1, w2 = r[WW], r[WW + 1], r[WW + 2]
         o0, o1, o2 = r[OM], r[OM + 1], r[OM + 2]

@@ -75,6 +75,7 @@ class Work3D(NamedTuple):
     keep_v: np.ndarray
     keep_H: np.ndarray
     evaluations: np.ndarray  # [dynamics evaluations so far]
+    known: np.ndarray  # [the next stage's state is the last solve's (its kinematics kept)]
     grab: np.ndarray  # the grab (grab3d; all 0: none)
     gscr: np.ndarray  # (N + 2, 3) its scratch
 
@@ -87,7 +88,8 @@ def new_work(n: int) -> Work3D:
                   np.zeros((MAX_STAGES, m)), np.zeros(m), np.zeros(m), np.zeros(m),
                   np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(n, np.bool_), np.zeros(m),
                   np.zeros(m), np.zeros(m), np.zeros(m), np.zeros((3, 3)),
-                  np.zeros(1, np.int64), grab3d.new_grab(), np.zeros((n + 2, 3)))
+                  np.zeros(1, np.int64), np.zeros(1, np.bool_), grab3d.new_grab(),
+                  np.zeros((n + 2, 3)))
 
 
 @njit(**JIT)
@@ -156,29 +158,113 @@ def rates(q, u, out):
 
 
 @njit(**JIT)
+def _stage_forces(mode, q, u, gh, par, w):
+    """One stage's q rate vd = f_q(q, u) + G vdamp, then qx += gh vd, vdamp += u, and
+    the joints' forces (joint_forces) at them: `rates`, the W-method's terms and
+    `joint_forces` in one sweep, J_r^-1's coefficient computed once a joint."""
+    vd = w.vd
+    qx = w.qx
+    vdamp = w.vdamp
+    tau = w.tau
+    cd = par[ab.P_CD]
+    k0 = par[ab.P_K]
+    k1 = par[ab.P_K + 1]
+    k2 = par[ab.P_K + 2]
+    for j in range(3):
+        vd[j] = u[j] + vdamp[j]
+        qx[j] += gh * vd[j]
+        vdamp[j] += u[j]
+        tau[j] = 0.0
+    for k in range(w.G.shape[0]):
+        j = 3 + 3 * k
+        Gk = w.G[k]
+        p0, p1, p2 = q[j], q[j + 1], q[j + 2]
+        c = ab.jr_inv_coef(p0, p1, p2)
+        r0, r1, r2 = ab.jr_inv_apply(p0, p1, p2, c, u[j], u[j + 1], u[j + 2], 1.0)
+        s0, s1, s2 = vdamp[j], vdamp[j + 1], vdamp[j + 2]
+        r0 += Gk[0, 0] * s0 + Gk[0, 1] * s1 + Gk[0, 2] * s2
+        r1 += Gk[1, 0] * s0 + Gk[1, 1] * s1 + Gk[1, 2] * s2
+        r2 += Gk[2, 0] * s0 + Gk[2, 1] * s1 + Gk[2, 2] * s2
+        vd[j], vd[j + 1], vd[j + 2] = r0, r1, r2
+        x0 = qx[j] + gh * r0
+        x1 = qx[j + 1] + gh * r1
+        x2 = qx[j + 2] + gh * r2
+        qx[j], qx[j + 1], qx[j + 2] = x0, x1, x2
+        d0 = s0 + u[j]
+        d1 = s1 + u[j + 1]
+        d2 = s2 + u[j + 2]
+        vdamp[j], vdamp[j + 1], vdamp[j + 2] = d0, d1, d2
+        if k == 0 and mode != ab.CLAMPED:
+            tau[j] = tau[j + 1] = tau[j + 2] = 0.0
+            continue
+        t0, t1, t2 = ab.jr_inv_apply(p0, p1, p2, c, k0 * p0, k1 * p1, k2 * p2, -1.0)
+        y0 = k0 * x0
+        y1 = k1 * x1
+        y2 = k2 * x2
+        tau[j] = -t0 - (Gk[0, 0] * y0 + Gk[1, 0] * y1 + Gk[2, 0] * y2) - cd * d0
+        tau[j + 1] = -t1 - (Gk[0, 1] * y0 + Gk[1, 1] * y1 + Gk[2, 1] * y2) - cd * d1
+        tau[j + 2] = -t2 - (Gk[0, 2] * y0 + Gk[1, 2] * y1 + Gk[2, 2] * y2) - cd * d2
+
+
+@njit(**JIT)
+def _stage_rates(st, h, gh, w):
+    """The stage's increments: kv = h qdd, kq = h vd + gh G kv (E_1's: + gh kv)."""
+    kv = w.kv
+    kq = w.kq
+    vd = w.vd
+    qdd = w.qdd
+    for j in range(3):
+        kv[st, j] = h * qdd[j]
+        kq[st, j] = h * vd[j] + gh * kv[st, j]
+    for k in range(w.G.shape[0]):
+        j = 3 + 3 * k
+        Gk = w.G[k]
+        s0 = h * qdd[j]
+        s1 = h * qdd[j + 1]
+        s2 = h * qdd[j + 2]
+        kv[st, j], kv[st, j + 1], kv[st, j + 2] = s0, s1, s2
+        for i in range(3):
+            kq[st, j + i] = h * vd[j + i] + gh * (Gk[i, 0] * s0 + Gk[i, 1] * s1 + Gk[i, 2] * s2)
+
+
+@njit(**JIT)
 def _start(mode, q, gh, g2h2, par, w):
     """G = J_r^-1(phi) and the armature gamma h C_D I + gamma^2 h^2 G^T K G, per joint."""
     n = w.G.shape[0]
-    cd = par[ab.P_CD]
+    cd = gh * par[ab.P_CD]
+    k0 = par[ab.P_K]
+    k1 = par[ab.P_K + 1]
+    k2 = par[ab.P_K + 2]
     for k in range(n):
         j = 3 + 3 * k
         p0, p1, p2 = q[j], q[j + 1], q[j + 2]
         c = ab.jr_inv_coef(p0, p1, p2)
         Gk = w.G[k]
-        for col in range(3):
-            e0 = 1.0 if col == 0 else 0.0
-            e1 = 1.0 if col == 1 else 0.0
-            e2 = 1.0 if col == 2 else 0.0
-            Gk[0, col], Gk[1, col], Gk[2, col] = ab.jr_inv_apply(p0, p1, p2, c, e0, e1, e2,
-                                                                 1.0)
+        g00, g10, g20 = ab.jr_inv_apply(p0, p1, p2, c, 1.0, 0.0, 0.0, 1.0)
+        g01, g11, g21 = ab.jr_inv_apply(p0, p1, p2, c, 0.0, 1.0, 0.0, 1.0)
+        g02, g12, g22 = ab.jr_inv_apply(p0, p1, p2, c, 0.0, 0.0, 1.0, 1.0)
+        Gk[0, 0], Gk[0, 1], Gk[0, 2] = g00, g01, g02
+        Gk[1, 0], Gk[1, 1], Gk[1, 2] = g10, g11, g12
+        Gk[2, 0], Gk[2, 1], Gk[2, 2] = g20, g21, g22
         A = w.arm[k]
-        sprung = not (k == 0 and mode != ab.CLAMPED)
-        for a in range(3):
-            for b in range(3):
-                acc = 0.0
-                for i in range(3):
-                    acc += Gk[i, a] * par[ab.P_K + i] * Gk[i, b]
-                A[a, b] = (g2h2 * acc + (gh * cd if a == b else 0.0)) if sprung else 0.0
+        if k == 0 and mode != ab.CLAMPED:  # unsprung
+            for a in range(3):
+                for b in range(3):
+                    A[a, b] = 0.0
+            continue
+        # K G's rows, then (G^T K G)[a, b] = sum_i (G[i, a] K_i) G[i, b]
+        h00, h01, h02 = g00 * k0, g01 * k0, g02 * k0
+        h10, h11, h12 = g10 * k1, g11 * k1, g12 * k1
+        h20, h21, h22 = g20 * k2, g21 * k2, g22 * k2
+        A[0, 0] = g2h2 * (h00 * g00 + h10 * g10 + h20 * g20) + cd
+        A[0, 1] = g2h2 * (h00 * g01 + h10 * g11 + h20 * g21) + 0.0
+        A[0, 2] = g2h2 * (h00 * g02 + h10 * g12 + h20 * g22) + 0.0
+        A[1, 0] = g2h2 * (h01 * g00 + h11 * g10 + h21 * g20) + 0.0
+        A[1, 1] = g2h2 * (h01 * g01 + h11 * g11 + h21 * g21) + cd
+        A[1, 2] = g2h2 * (h01 * g02 + h11 * g12 + h21 * g22) + 0.0
+        A[2, 0] = g2h2 * (h02 * g00 + h12 * g10 + h22 * g20) + 0.0
+        A[2, 1] = g2h2 * (h02 * g01 + h12 * g11 + h22 * g21) + 0.0
+        A[2, 2] = g2h2 * (h02 * g02 + h12 * g12 + h22 * g22) + cd
 
 
 @njit(**JIT)
@@ -217,7 +303,6 @@ def stages(mode, q, u, H, h, par, w):
     kv = w.kv
     q0 = w.q0
     v0 = w.v0
-    vd = w.vd
     if par[ab.P_CD] > 0.0:
         A, B, Cg, g, Ee = ROSW_A, ROSW_B, ROSW_C, ROSW_G, ROSW_E
     else:
@@ -227,49 +312,37 @@ def stages(mode, q, u, H, h, par, w):
     for j in range(m):
         q0[j] = q[j]
         v0[j] = u[j]
-    n = w.G.shape[0]
     for st in range(ns):
         for j in range(m):
-            q[j] = q0[j]
-            u[j] = v0[j]
-            w.vdamp[j] = 0.0  # sum_j gamma_ij k_j^v
-            w.qx[j] = 0.0  # sum_j gamma_ij k_j^q
-        for i in range(st):
-            a = A[st, i]
-            c = Cg[st, i]
-            for j in range(m):
-                q[j] += a * kq[i, j]
-                u[j] += a * kv[i, j]
-                w.vdamp[j] += c * kv[i, j]
-                w.qx[j] += c * kq[i, j]
-        rates(q, u, vd)
-        for j in range(3):
-            vd[j] += w.vdamp[j]
-        for k in range(n):
-            j = 3 + 3 * k
-            Gk = w.G[k]
-            s0, s1, s2 = w.vdamp[j], w.vdamp[j + 1], w.vdamp[j + 2]
-            for i in range(3):
-                vd[j + i] += Gk[i, 0] * s0 + Gk[i, 1] * s1 + Gk[i, 2] * s2
-        for j in range(m):
-            w.qx[j] += g * h * vd[j]
-            w.vdamp[j] += u[j]
-        joint_forces(mode, q, w.qx, w.vdamp, par, w.G, w.tau)
+            qj = q0[j]
+            uj = v0[j]
+            dj = 0.0  # sum_j gamma_ij k_j^v
+            xj = 0.0  # sum_j gamma_ij k_j^q
+            for i in range(st):
+                a = A[st, i]
+                c = Cg[st, i]
+                qj += a * kq[i, j]
+                uj += a * kv[i, j]
+                dj += c * kv[i, j]
+                xj += c * kq[i, j]
+            q[j] = qj
+            u[j] = uj
+            w.vdamp[j] = dj
+            w.qx[j] = xj
+        _stage_forces(mode, q, u, g * h, par, w)
         external_forces(mode, q, H, par, w)
-        ab.aba(mode, q, u, H, w.tau, w.arm, par, w.presc, w.acc_p, w.qdd, w.jf, w.frames,
-               w.ws, w.scr, w.tmp, w.d9)
+        # the first stage, at the state of the caller's last solve: its kinematics kept
+        # (not with a grab, whose force uses the frames as scratch)
+        if w.known[0] and w.grab[grab3d.G_ON] == 0.0:
+            w.known[0] = False
+            ab.passes(mode, w.tau, w.arm, par, w.presc, w.acc_p, w.qdd, w.jf, w.frames,
+                      w.ws, w.scr, w.tmp, w.d9, False)
+        else:
+            w.known[0] = False
+            ab.aba(mode, q, u, H, w.tau, w.arm, par, w.presc, w.acc_p, w.qdd, w.jf,
+                   w.frames, w.ws, w.scr, w.tmp, w.d9)
         w.evaluations[0] += 1
-        for j in range(m):
-            kv[st, j] = h * w.qdd[j]
-        for j in range(3):
-            kq[st, j] = h * vd[j] + g * h * kv[st, j]
-        for k in range(n):
-            j = 3 + 3 * k
-            Gk = w.G[k]
-            s0, s1, s2 = kv[st, j], kv[st, j + 1], kv[st, j + 2]
-            for i in range(3):
-                kq[st, j + i] = h * vd[j + i] + g * h * (Gk[i, 0] * s0 + Gk[i, 1] * s1
-                                                         + Gk[i, 2] * s2)
+        _stage_rates(st, h, g * h, w)
     for j in range(m):
         q[j] = q0[j]
         u[j] = v0[j]

@@ -96,7 +96,10 @@ def test_a_released_anchor_lets_go_at_its_time_inside_a_step():
 
     planar.step(round(0.3 / sc.dt))
     space.step(round(0.3 / sc.dt))
-    assert space.rollbacks == 0 and s.n_contacts == p.N - 1  # shut, joint 1 unsprung
+    # shut, joint 1 unsprung: locked, or touching with nothing to lock (in free fall a
+    # shut stack's contacts carry no force)
+    assert space.rollbacks == 0 and s.n_contacts >= p.N - 3
+    assert np.all(s.solver.openings()[1:] < 1e-9)
     assert np.abs(com(space) - com(planar)).max() < 1e-3
 
 
