@@ -198,14 +198,21 @@ def test_real_mouse_and_keys_move_the_slinky_in_3d(display, tmp_path):
     log = tmp_path / "session.npz"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "DISPLAY": display}
     proc = subprocess.Popen([sys.executable, "-m", "slinky3d", "run", str(scene),
-                             "--size", "480x360", "--log-state", str(log)], env=env,
+                             "--size", "800x600", "--log-state", str(log)], env=env,
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
     def red_pixels(geometry):
+        """The main view's red pixels (not the view from above's, in its corner)."""
+        from slinky3d.viewer.gl.top_view import reserved
+
         x, y, w, h = geometry
         img = np.asarray(ImageGrab.grab(bbox=(x, y, x + w, y + h), xdisplay=display))[..., :3]
         r, g, b = (img[..., i].astype(int) for i in range(3))
-        return np.nonzero((r > b + 60) & (r > g + 60) & (r > 120))
+        red = (r > b + 60) & (r > g + 60) & (r > 120)
+        x0, y0, x1, y1 = reserved((w, h))
+        corner = red[y0:y1, x0:x1].copy()
+        red[y0:y1, x0:x1] = False
+        return np.nonzero(red), corner.sum()
 
     try:
         found = xdotool("search", "--sync", "--name", "slinky3d", display=display, timeout=60)
@@ -215,19 +222,21 @@ def test_real_mouse_and_keys_move_the_slinky_in_3d(display, tmp_path):
         geo = dict(line.split("=") for line in xdotool(
             "getwindowgeometry", "--shell", wid, display=display).stdout.split())
         box = tuple(int(geo[k]) for k in ("X", "Y", "WIDTH", "HEIGHT"))
+        xdotool("key", "n", display=display)  # the scene's caption hidden
         # A quarter turn: 262 pixels at 0.006 rad a pixel, along the sky at the top right
         # (the HUD is at the top left), away from the Slinky.
-        xdotool("mousemove", "--window", wid, "200", "12", display=display)
+        xdotool("mousemove", "--window", wid, "500", "12", display=display)
         xdotool("mousedown", "1", display=display)
         for k in range(1, 14):
-            xdotool("mousemove", "--window", wid, str(200 + 20 * k), "12", display=display)
+            xdotool("mousemove", "--window", wid, str(500 + 20 * k), "12", display=display)
             time.sleep(0.03)
-        xdotool("mousemove", "--window", wid, "462", "12", display=display)
+        xdotool("mousemove", "--window", wid, "762", "12", display=display)
         time.sleep(0.1)
         xdotool("mouseup", "1", display=display)
         time.sleep(1.0)
-        rows, cols = red_pixels(box)
+        (rows, cols), in_corner = red_pixels(box)
         assert len(rows) > 50, "no red Slinky on the screen"
+        assert in_corner > 20, "no view from above (a 3D scene opens with it)"
         low = rows.max()
         x0, y0 = int(np.median(cols[rows >= low - 3])), int(low) - 2  # the bottom end
         xdotool("mousemove", "--window", wid, str(x0), str(y0), display=display)
@@ -240,7 +249,7 @@ def test_real_mouse_and_keys_move_the_slinky_in_3d(display, tmp_path):
         xdotool("mouseup", "1", display=display)
         time.sleep(0.3)
         xdotool("keydown", "e", display=display)
-        time.sleep(0.6)
+        time.sleep(1.0)
         xdotool("keyup", "e", display=display)
         time.sleep(0.4)
         xdotool("key", "Escape", display=display)
@@ -255,7 +264,7 @@ def test_real_mouse_and_keys_move_the_slinky_in_3d(display, tmp_path):
     ends = trajectory.load(log).tracks[0].ends  # (samples, N + 1, 3)
     bottom, top = ends[:, -1], ends[:, 0]
     assert np.ptp(bottom[:, 2]) > 0.03  # m: it moved along z
-    assert top[-1, 1] - top[0, 1] > 0.05  # m: E raised the held top
+    assert top[-1, 1] - top[0, 1] > 0.03  # m: E raised the held top (0.4 m/s, for 1 s)
     assert np.ptp(top[:, 0]) < 1e-6 and np.ptp(top[:, 2]) < 1e-6
 
 

@@ -297,6 +297,7 @@ class Viewer:
         self._camera_3d = self.camera
         self.camera_held, self._directed = False, None
         self.box = picking.scene_box(first, max(1.0, self.stage.size))
+        self.ui.top_view = self.three_d  # a scene in 3D opens with the view from above
         self.window.set_caption(_title(scene))
 
     def open_scene(self, scene: Scene) -> None:
@@ -357,7 +358,12 @@ class Viewer:
         view.phenomena = self.phenomena.view(snap, now)
         view.help_lines = self.policy.help_lines(view.help_lines)
         w, h = self._screen_size
-        view.subject = tuple(placement.subject(snap, self.camera, w / max(h, 1)))
+        subject = placement.subject(snap, self.camera, w / max(h, 1))
+        if self.ui.top_view and not self.ui.side_view and w and h:
+            # the view from above's corner: the caption keeps out of it as of the Slinky
+            x0, y0, x1, y1 = top_view.reserved((w, h))
+            subject.append((x0 / w, y0 / h, x1 / w, y1 / h))
+        view.subject = tuple(subject)
         if self.resolution is not None:  # the scale the last picture was drawn at
             view.render_scale = self.renderer.inner[0] / max(self.renderer.size[0], 1)
         return view

@@ -3,14 +3,16 @@ out of the paper's plane (a conical swing's circle, a Slinky swung towards you).
 
 It is the same renderer drawing the same snapshot from a camera straight above the
 Slinkies, orthographic, turned with the main camera's heading (up in the corner is
-away from the viewer), and laid into the window's bottom-right corner with a thin
-frame. Its framing widens at once and narrows slowly, so the corner does not pump as
-the Slinky swings (docs/app.md, "The view from above").
+away from the viewer), without the holders (a post's clamp would hide the coils under
+it), and laid into the window's bottom-right corner with a thin frame. Its framing
+widens at once and narrows slowly, so the corner does not pump as the Slinky swings
+(docs/app.md, "The view from above").
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import moderngl
 import numpy as np
@@ -77,7 +79,9 @@ class TopView:
             else:
                 self.renderer.resize((w, h))
         r = self.renderer
-        r.render(snap, look, self.fit(snap, heading, w / h), stage)
+        # No holders from above: a post's clamp lies over the top coils, and over the
+        # whole Slinky while it hangs straight down.
+        r.render(snap, replace(look, anchor="none"), self.fit(snap, heading, w / h), stage)
         f = FRAME_PX
         framed = (x - f, y - f, w + 2 * f, h + 2 * f)
         screen.clear(*FRAME_COLOUR, viewport=framed)
