@@ -275,3 +275,22 @@ def test_a_grab_pulls_out_of_the_plane_and_lets_go():
     s.qd[9] = math.nan
     sim.step(1)
     assert sim.rollbacks == 1 and s.grabbed is None  # the roll-back let go
+
+
+def test_a_scene_that_names_3d_still_runs_planar_when_asked():
+    """`solver = "3d"` is the scene's choice, not a need: the planar solver and the
+    planar reference integrator still run it; a turned scene they refuse."""
+    sc = loader.load("3Pb", ["solver='3d'"])
+    assert Simulation(sc).solver == "3d" and not sc.needs_3d
+    planar = Simulation(sc, solver="planar")
+    planar.step(10)
+    assert planar.slinkies[0].ends().shape == (76, 2)
+    turned = loader.load("3Pb", ["rotate=10"])
+    assert turned.needs_3d
+    with pytest.raises(SlinkyError, match="planar solver cannot run"):
+        Simulation(turned, solver="planar")
+    from slinky3d.output.recording import record
+    with pytest.raises(SlinkyError, match="reference integrator is planar"):
+        record(turned, 0.0, solver="reference")
+    data, stats = record(sc, 0.0, solver="reference")
+    assert stats["solver"] == "reference" and data["ends"].shape[-1] in (2, 3)
