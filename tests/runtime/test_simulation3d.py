@@ -294,3 +294,14 @@ def test_a_scene_that_names_3d_still_runs_planar_when_asked():
         record(turned, 0.0, solver="reference")
     data, stats = record(sc, 0.0, solver="reference")
     assert stats["solver"] == "reference" and data["ends"].shape[-1] in (2, 3)
+
+
+@pytest.mark.parametrize("ready", [True, False])
+def test_warming_the_3d_kernels_says_so_only_when_they_compile(monkeypatch, ready):
+    from slinky3d.dynamics import engine3d
+    from slinky3d.dynamics.solver import COMPILING
+
+    said: list[str] = []
+    monkeypatch.setattr(engine3d, "kernels_ready", lambda: ready)
+    engine3d.warm_up(said.append)
+    assert said == ([] if ready else [COMPILING])
