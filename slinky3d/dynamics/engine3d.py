@@ -13,16 +13,19 @@ when the Slinky is made, in one line naming it (`unsupported`).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 from numba import njit
 
 from slinky3d.dynamics import articulated_body3d as ab
-from slinky3d.dynamics import grab3d
+from slinky3d.dynamics import coil_contact3d, grab3d, integrator3d
 from slinky3d.dynamics.articulated_body import JIT
 from slinky3d.dynamics.couplings import grab_defaults, grab_substeps
 from slinky3d.dynamics.hand import DRIVE_SPEED, drive_acceleration
+from slinky3d.dynamics.solver import COMPILING
 from slinky3d.dynamics.solver3d import Solver3D, Solver3DError
 from slinky3d.model import chain, chain3d
 from slinky3d.runtime.snapshot import SlinkySnapshot
@@ -436,3 +439,42 @@ class SlinkySolver3D:
         v[:] = v_end
         self._moving = bool(v.any() or self.drive_wanted.any())
 
+
+
+def kernels_ready() -> bool:
+    """Whether `warm_up` will only load the 3D kernels (solver.kernels_ready's test, on
+    the roots this module calls)."""
+    kernel: Any  # numba's cache object is private: no types for it
+    for kernel in (integrator3d.run, integrator3d.accelerations, coil_contact3d.run,
+                   guard_figures, grab3d.advance_maxwell, ab.kinematics):
+        if kernel.signatures:
+            continue
+        try:
+            index = kernel._cache._cache_file._load_index()
+        except Exception:  # noqa: BLE001 - no cache, or another numba
+            return False
+        if not index:
+            return False
+    return True
+
+
+def warm_up(say: Callable[[str], object] | None = None) -> None:
+    """Load (or compile: `say` is told first) the 3D solver's kernels on a tiny chain,
+    held, grabbed and let go, with coil contact."""
+    if say is not None and not kernels_ready():
+        say(COMPILING)
+    from slinky3d.model.params import preset
+    from slinky3d.scene.spec import ContactSpec, EndSpec
+
+    p = preset("plastic", n_coils=2.0).with_(C_D=1e-3)
+    q0 = np.zeros(p.N + chain.BASE)
+    q0[chain.BASE:] = p.theta_min
+    spec = SlinkySpec(params=p, anchor=EndSpec("held"), far=EndSpec("free", 0.0), q0=q0,
+                      contact=ContactSpec())
+    s = SlinkySolver3D(spec, 1e-3)
+    s.advance(1)
+    s.grab(p.N)
+    s.advance(1)
+    s.guard_figures()
+    s.let_go()
+    s.advance(1)

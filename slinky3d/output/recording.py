@@ -15,8 +15,9 @@ from typing import Any
 import numpy as np
 
 from slinky3d.dynamics.engine3d import SlinkySolver3D
+from slinky3d.dynamics.engine3d import warm_up as warm_up3d
 from slinky3d.dynamics.solver import warm_up
-from slinky3d.engines import ENGINES, PLANAR
+from slinky3d.engines import ENGINES, THREE_D
 from slinky3d.errors import SlinkyError
 from slinky3d.model import chain
 from slinky3d.output import DEFAULT_FPS, DEFAULT_SOLVER, REALTIME, REFERENCE, SOLVERS
@@ -71,7 +72,7 @@ def record(scene: Scene, duration: float, fps: float = DEFAULT_FPS,
     real-time solver's kernels must be compiled first."""
     if solver not in SOLVERS:
         raise SlinkyError(f"unknown solver {solver!r} (known: {', '.join(SOLVERS)})")
-    if solver == REFERENCE and scene.solver != PLANAR:
+    if solver == REFERENCE and scene.needs_3d:
         raise SlinkyError(f"{scene.title}: the reference integrator is planar and this "
                           "scene needs the 3D solver (turned by rotate, or moved along z)")
     engine = scene.solver if solver == REALTIME else solver
@@ -82,6 +83,8 @@ def record(scene: Scene, duration: float, fps: float = DEFAULT_FPS,
                              "energy_change": 0.0, "solver": engine}
     if engine in ENGINES:
         warm_up(say)
+    if engine == THREE_D:
+        warm_up3d(say)
     t0 = time.perf_counter()
     if engine in ENGINES:
         h, per = grid_step(scene.dt, 1.0 / fps)

@@ -56,7 +56,7 @@ class Simulation:
             raise SlinkyError(f"unknown solver {self.solver!r} (known: {', '.join(ENGINES)})")
         self.slinkies: list[SlinkySolver | SlinkySolver3D]
         if self.solver == PLANAR:
-            if scene.solver != PLANAR:
+            if scene.needs_3d:
                 raise SlinkyError(f"{scene.title}: the planar solver cannot run this scene "
                                   "(turned by rotate, or moved along z); the 3D solver runs it")
             self.slinkies = [SlinkySolver(s, self.h, scene.world, self.sleep)

@@ -203,6 +203,14 @@ class Scene:
         """The scene's turn about the vertical, rad, in [0, 2 pi): 0 for a multiple of 360."""
         return math.radians(self.rotate % 360.0)
 
+    @property
+    def needs_3d(self) -> bool:
+        """Whether only the 3D solver can run it: turned out of the x-y plane, or an end
+        moved along z."""
+        return self.turn != 0.0 or any(
+            s.anchor.motion is not None and s.anchor.motion.out_of_plane
+            for s in self.slinkies)
+
 
 DT_UNDAMPED = 2e-3  # s: the explicit undamped step (docs/solver.md, "The default step")
 

@@ -16,7 +16,9 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
+from slinky3d.dynamics.engine3d import warm_up as warm_up3d
 from slinky3d.dynamics.solver import warm_up
+from slinky3d.engines import THREE_D
 from slinky3d.errors import SceneError, SlinkyError, note
 from slinky3d.output.paths import cannot_write, check_output
 from slinky3d.runtime.simulation import Simulation
@@ -98,6 +100,8 @@ def screenshot(args: argparse.Namespace) -> int:
     out = args.out or Path(Path(sc.path or args.scene).stem + PNG)
     check_output(out, "--out", (PNG,), "image")  # before the simulation
     warm_up(note)
+    if sc.solver == THREE_D:
+        warm_up3d(note)
     sim = Simulation(sc)
     first = sim.snapshot()
     if t > 0:

@@ -278,3 +278,33 @@ def test_a_grab_pulls_out_of_the_plane_and_lets_go():
     s.qd[9] = math.nan
     sim.step(1)
     assert sim.rollbacks == 1 and s.grabbed is None  # the roll-back let go
+
+
+def test_a_scene_that_names_3d_still_runs_planar_when_asked():
+    """`solver = "3d"` is the scene's choice, not a need: the planar solver and the
+    planar reference integrator still run it; a turned scene they refuse."""
+    sc = loader.load("3Pb", ["solver='3d'"])
+    assert Simulation(sc).solver == "3d" and not sc.needs_3d
+    planar = Simulation(sc, solver="planar")
+    planar.step(10)
+    assert planar.slinkies[0].ends().shape == (76, 2)
+    turned = loader.load("3Pb", ["rotate=10"])
+    assert turned.needs_3d
+    with pytest.raises(SlinkyError, match="planar solver cannot run"):
+        Simulation(turned, solver="planar")
+    from slinky3d.output.recording import record
+    with pytest.raises(SlinkyError, match="reference integrator is planar"):
+        record(turned, 0.0, solver="reference")
+    data, stats = record(sc, 0.0, solver="reference")
+    assert stats["solver"] == "reference" and data["ends"].shape[-1] in (2, 3)
+
+
+@pytest.mark.parametrize("ready", [True, False])
+def test_warming_the_3d_kernels_says_so_only_when_they_compile(monkeypatch, ready):
+    from slinky3d.dynamics import engine3d
+    from slinky3d.dynamics.solver import COMPILING
+
+    said: list[str] = []
+    monkeypatch.setattr(engine3d, "kernels_ready", lambda: ready)
+    engine3d.warm_up(said.append)
+    assert said == ([] if ready else [COMPILING])

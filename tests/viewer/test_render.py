@@ -513,3 +513,22 @@ def test_screenshot_same_scene_and_time_same_pixels(tmp_path, capsys):
     assert main(["screenshot", "1Pa", "--camera", "pitch=100"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and all(e.startswith("slinky3d: error: --") for e in err)
+
+
+@pytest.mark.gl
+def test_a_scene_on_the_3d_solver_is_shot(tmp_path, capsys):
+    """`--solver 3d` and a turned scene (the 3D solver picked by itself) make pictures;
+    a scene the 3D solver cannot run is one line."""
+    from PIL import Image
+
+    from slinky3d.cli import main
+
+    for extra in (["--solver", "3d"], ["--set", "rotate=37"]):
+        out = tmp_path / "shot.png"
+        assert main(["screenshot", "3Pa", "--time", "0.05", "--size", "160x120",
+                     "--out", str(out), *extra]) == 0
+        img = np.asarray(Image.open(out))
+        assert len(np.unique(img.reshape(-1, 3), axis=0)) > 50
+    assert main(["screenshot", "hanging-plastic", "--solver", "3d"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "world contact" in err

@@ -27,7 +27,9 @@ import platformdirs
 from PIL import Image, ImageDraw, ImageFont
 from tqdm import tqdm  # type: ignore[import-untyped]  # no stubs shipped
 
+from slinky3d.dynamics.engine3d import warm_up as warm_up3d
 from slinky3d.dynamics.solver import warm_up
+from slinky3d.engines import THREE_D
 from slinky3d.errors import SlinkyError, error_line, note, one_line
 from slinky3d.output.paths import check_folder, check_writable
 from slinky3d.output.session import load_session
@@ -197,6 +199,8 @@ def film(scene: Scene, duration: float, shot: Shot, sinks: Sinks,
     n = frame_count(duration, shot.fps, shot.slowmo)
     h, per = grid_step(scene.dt, 1.0 / (shot.fps * shot.slowmo))
     warm_up(note if progress else None)  # before the bar: its rate is the filming's
+    if scene.solver == THREE_D:
+        warm_up3d(note if progress else None)
     t0 = time.perf_counter()
     sim = Simulation(scene, h)
     first = sim.snapshot()  # frames the camera, wherever the clip starts
@@ -233,6 +237,8 @@ def film_session(session: Any, duration: float | None, shot: Shot, sinks: Sinks,
         raise SlinkyError(f"{n} frames; a film has at most {MAX_FRAMES}")
     last = k0 + (n - 1) * every
     warm_up(note if progress else None)  # before the bar: its rate is the filming's
+    if sc.solver == THREE_D:
+        warm_up3d(note if progress else None)
     t0 = time.perf_counter()
     first = Simulation(sc, h).snapshot()
     filmer = Filmer(sc, first, sc.look, shot, sinks(), n, progress)
