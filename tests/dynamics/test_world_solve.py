@@ -100,7 +100,16 @@ def test_a_later_solve_of_a_step_finds_lemkes_answer_on_the_last_basis(contacts,
     u2 = u * (1.0 + 1e-9 * rng.normal(size=nb))
     guessed, lemke_1 = ww.state[FROM_LAST], ww.state[BY_LEMKE]
     again, _ = answer(W2, u2, slide)
-    assert ww.state[FROM_LAST] > guessed and ww.state[BY_LEMKE] == lemke_1
+    # The last basis takes a contact that does not push with its friction's side from
+    # its free tangential rate (friction_lcp._from_last): where the others' impulses
+    # turn that rate round (about 1 problem in 250 at mu = 0.25, none below 0.2 in
+    # 1500), the guess fails and Lemke's method answers. Every other answer is found
+    # on the last basis.
+    rates = W @ first + u
+    idle = (first[0::2] <= 0.0) & (slide == 0.0)
+    turned = idle & (np.sign(rates[1::2]) != np.sign(u[1::2]))
+    if not turned.any():
+        assert ww.state[FROM_LAST] > guessed and ww.state[BY_LEMKE] == lemke_1
     assert np.allclose(again, first, rtol=1e-5, atol=1e-7 * (1 + np.abs(first).max()))
     if np.all(slide != 0.0) and mu < 0.1:
         n = contacts
