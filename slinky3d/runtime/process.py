@@ -48,6 +48,7 @@ YIELD_AFTER = 1.0  # wall s the solver stays behind real time before they do
 # in a drag the solver keeps up with, and yielding then only costs the picture frames.
 YIELD_BELOW = 0.95
 START_TIMEOUT = 120.0  # s for the child to answer a request (a first run compiles)
+PARENT_POLL = 0.5  # s between the child's looks at whether its parent is alive
 STOP_TIMEOUT = 5.0  # s for the child to stop and send its final session
 
 
@@ -91,11 +92,13 @@ class _RelayHistory(History):
 
 
 def _serve(make: Callable[..., SimThread], args: tuple, commands: Any, out: Connection,
-           nice: int = 0) -> None:
+           nice: int = 0, parent: int | None = None) -> None:
     """The child process: the thread, fed commands and answering requests until None;
-    `nice`: how much nicer than its parent it runs."""
+    `nice`: how much nicer than its parent it runs; `parent`: its parent's pid (given,
+    not asked: a parent killed while the child starts has already handed it on)."""
     if nice:
         yield_cpu(nice)
+    _die_with(os.getppid() if parent is None else parent)
     lock = threading.Lock()
 
     def send(msg: object) -> None:
@@ -137,6 +140,18 @@ def _serve(make: Callable[..., SimThread], args: tuple, commands: Any, out: Conn
             final = e
         send(("final", 0, final))
         out.close()
+
+
+def _die_with(parent: int) -> None:
+    """End this process when `parent` has gone (killed, crashed: it could not stop us),
+    instead of stepping its scene for ever with nobody to see it: a watch thread
+    notices being handed to another parent."""
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="slinky3d-parent-watch", daemon=True).start()
 
 
 def yield_cpu(nice: int) -> None:
@@ -191,7 +206,8 @@ class SimProcess:
         self._commands = ctx.Queue()
         self._recv, child_out = ctx.Pipe(duplex=False)
         self._proc = ctx.Process(target=_serve, args=(make, args, self._commands, child_out,
-                                                       SOLVER_NICE if yield_to_solver else 0),
+                                                       SOLVER_NICE if yield_to_solver else 0,
+                                                       os.getpid()),
                                  name="slinky3d-solver", daemon=True)
         self._keys = itertools.count(1)
         self._replies: dict[int, object] = {}

@@ -175,3 +175,46 @@ def test_the_apps_solver_runs_nicer_than_its_window(plastic, app):
         assert [os.getpriority(os.PRIO_PROCESS, t) for t in tids] == [want] * len(tids)
     finally:
         p.stop()
+
+
+ORPHAN_SCRIPT = """
+import sys, time
+from slinky3d.runtime.process import SimProcess
+from slinky3d.runtime.thread import SimThread
+from slinky3d.scene import loader
+p = SimProcess(SimThread, loader.load("hanging-plastic"), None, True)
+p.start()
+print(p.pid, flush=True)
+time.sleep(600)
+"""
+
+
+def test_the_solver_process_ends_when_its_parent_is_killed():
+    """A window killed (or crashed) cannot stop its solver's process: the child sees it
+    has lost its parent and ends, instead of stepping on for ever."""
+    import subprocess
+    import sys
+
+    parent = subprocess.Popen([sys.executable, "-c", ORPHAN_SCRIPT], stdout=subprocess.PIPE,
+                              text=True)
+    try:
+        child = int(parent.stdout.readline())
+        assert os.path.exists(f"/proc/{child}")
+        parent.send_signal(signal.SIGKILL)
+        parent.wait(10)
+        deadline = time.time() + 10
+        while time.time() < deadline and _running(child):
+            time.sleep(0.1)
+        assert not _running(child)
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+
+
+def _running(pid: int) -> bool:
+    """Alive and not a zombie waiting for its (new) parent to reap it."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
