@@ -14,6 +14,8 @@ from slinky3d.dynamics.lemke import lemke
 
 REGULARIZE = 1e-9  # relative: added to the Delassus diagonal (redundant contacts)
 RETRIES = 1  # solves again, more regularised, when Lemke's answer fails the check
+CORRECTIONS = 3  # a basis guess's violations flipped at most this often before Lemke
+FIRST_GUESS = True  # a step's first solve guessed too (approaching contacts pushing)
 PIVOT_MIN = 1e-12  # relative: a smaller pivot ends the solve on the last answer's basis
 LAST_VALID, FROM_LAST, BY_LEMKE = 5, 6, 7  # ww.state: the last answer is this step's,
 # and the counts of the answers found on its basis (_from_last) and by Lemke's method
@@ -96,7 +98,7 @@ def _solve_once(nrow, m, ww, cnt):
         A[zc + 3, zc + 2] = -1.0
         bq[zc + 3] = 0.0
     z = ww.lcp_z
-    if nrow == 0 and _from_last(A, bq, nz, m, ww, z):
+    if nrow == 0 and _from_last(A, bq, nz, nrow, m, ww, z):
         ww.state[FROM_LAST] += 1
         pivots = 0
     else:
@@ -161,7 +163,7 @@ def _keep_last(m, ww, z):
 
 
 @njit(**JIT)
-def _from_last(A, bq, nz, m, ww, z):
+def _from_last(A, bq, nz, nrow, m, ww, z):
     """Solve the LCP (A, bq) on the basis of this step's last answer: its contacts (the
     same bar, normal and place) positive where they were, a new contact pushing where
     it approaches (bq < 0), the rest zero; the unknowns so guessed positive from
@@ -170,14 +172,19 @@ def _from_last(A, bq, nz, m, ww, z):
     changed since (its sliding guess made or dropped): a contact sliding with sign s
     is plain lam_n, lam_-+ (against s) and beta. A plain contact not pushing still has
     its friction rows: beta = |u_t| and the friction against u_t (zero, on the basis)."""
-    if ww.state[LAST_VALID] == 0:
+    fresh = ww.state[LAST_VALID] == 0
+    if fresh and not FIRST_GUESS:
         return False
     idx = ww.basis
     p = 0
+    for r in range(nrow):  # a coil row pushes where it closes
+        if bq[r] < 0.0:
+            idx[p] = r
+            p += 1
     for c in range(m):
         zc = ww.zpos[c]
         s = ww.slide[c]
-        d = ww.last_first[ww.bar[c]]
+        d = -1 if fresh else ww.last_first[ww.bar[c]]
         while d >= 0 and not (ww.last_normal[d, 0] == ww.normal[c, 0]
                               and ww.last_normal[d, 1] == ww.normal[c, 1]
                               and abs(ww.last_at[d] - ww.at[c]) < 0.25):
@@ -201,7 +208,52 @@ def _from_last(A, bq, nz, m, ww, z):
         idx[p] = zc + (2 if sg > 0.0 else 1)
         idx[p + 1] = zc + 3
         p += 2
-    return _on_basis(A, bq, nz, p, idx, ww.tableau, z) and _solves(A, bq, z, nz)
+    return _corrected(A, bq, nz, p, idx, ww.tableau, z, ww.column, ww)
+
+
+@njit(**JIT)
+def _corrected(A, bq, nz, p, idx, T, z, inb, ww):
+    """The LCP (A, bq) solved on the guessed basis idx[:p] (_on_basis), its violations
+    flipped all at once (an unknown of the basis negative leaves it, a rate w of one
+    outside it negative enters it) at most CORRECTIONS times. Returns whether the
+    answer, clipped at zero, solves the LCP to Lemke's tolerance (_solves); z has it."""
+    scale = 0.0
+    for i in range(nz):
+        scale = max(scale, abs(bq[i]))
+    tol = 1e-9 * (1.0 + scale)
+    for attempt in range(CORRECTIONS + 1):
+        if not _on_basis(A, bq, nz, p, idx, T, z):
+            return False
+        zmax = 0.0
+        for k in range(p):
+            zmax = max(zmax, abs(z[idx[k]]))
+        for i in range(nz):
+            inb[i] = 0
+        for k in range(p):
+            inb[idx[k]] = 1
+        flips = 0
+        for i in range(nz):
+            if inb[i] == 1:
+                if z[i] < -1e-12 * (1.0 + zmax):
+                    inb[i] = 0
+                    flips += 1
+            else:
+                w = bq[i]
+                for j in range(nz):
+                    w += A[i, j] * z[j]
+                if w < -tol:
+                    inb[i] = 1
+                    flips += 1
+        for i in range(nz):
+            z[i] = max(z[i], 0.0)
+        if flips == 0 or attempt == CORRECTIONS:
+            break
+        p = 0
+        for i in range(nz):
+            if inb[i] == 1:
+                idx[p] = i
+                p += 1
+    return _solves(A, bq, z, nz)
 
 
 @njit(**JIT)
@@ -239,7 +291,7 @@ def _on_basis(A, bq, nz, p, idx, T, z):
         for b in range(k + 1, p):
             v -= T[k, b] * T[b, p]
         T[k, p] = v / T[k, k]
-        z[idx[k]] = max(T[k, p], 0.0)
+        z[idx[k]] = T[k, p]
     return True
 
 
@@ -290,6 +342,7 @@ def solve(nrow, m, h, ww, cnt):
         if s * ut < -tol:
             ww.slide[c] = 0.0
             held = False
+
     return held
 
 
