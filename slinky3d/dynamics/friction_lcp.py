@@ -15,7 +15,6 @@ from slinky3d.dynamics.lemke import lemke
 REGULARIZE = 1e-9  # relative: added to the Delassus diagonal (redundant contacts)
 RETRIES = 1  # solves again, more regularised, when Lemke's answer fails the check
 CORRECTIONS = 3  # a basis guess's violations flipped at most this often before Lemke
-FIRST_GUESS = True  # a step's first solve guessed too (approaching contacts pushing)
 PIVOT_MIN = 1e-12  # relative: a smaller pivot ends the solve on the last answer's basis
 LAST_VALID, FROM_LAST, BY_LEMKE = 5, 6, 7  # ww.state: the last answer is this step's,
 # and the counts of the answers found on its basis (_from_last) and by Lemke's method
@@ -98,7 +97,7 @@ def _solve_once(nrow, m, ww, cnt):
         A[zc + 3, zc + 2] = -1.0
         bq[zc + 3] = 0.0
     z = ww.lcp_z
-    if nrow == 0 and _from_last(A, bq, nz, nrow, m, ww, z):
+    if nrow == 0 and _from_last(A, bq, nz, m, ww, z):
         ww.state[FROM_LAST] += 1
         pivots = 0
     else:
@@ -163,28 +162,23 @@ def _keep_last(m, ww, z):
 
 
 @njit(**JIT)
-def _from_last(A, bq, nz, nrow, m, ww, z):
+def _from_last(A, bq, nz, m, ww, z):
     """Solve the LCP (A, bq) on the basis of this step's last answer: its contacts (the
     same bar, normal and place) positive where they were, a new contact pushing where
     it approaches (bq < 0), the rest zero; the unknowns so guessed positive from
-    A_PP z_P = -bq_P (_on_basis). Returns whether that solves the LCP, to the tolerance
-    Lemke's answers are held to (_solves); z has it. A contact's layout may have
-    changed since (its sliding guess made or dropped): a contact sliding with sign s
+    A_PP z_P = -bq_P (_on_basis), its violations corrected (_corrected). Returns whether
+    that solves the LCP, to the tolerance Lemke's answers are held to (_solves); z has
+    it. A contact's layout may have changed since (its sliding guess made or dropped): a contact sliding with sign s
     is plain lam_n, lam_-+ (against s) and beta. A plain contact not pushing still has
     its friction rows: beta = |u_t| and the friction against u_t (zero, on the basis)."""
-    fresh = ww.state[LAST_VALID] == 0
-    if fresh and not FIRST_GUESS:
+    if ww.state[LAST_VALID] == 0:
         return False
     idx = ww.basis
     p = 0
-    for r in range(nrow):  # a coil row pushes where it closes
-        if bq[r] < 0.0:
-            idx[p] = r
-            p += 1
     for c in range(m):
         zc = ww.zpos[c]
         s = ww.slide[c]
-        d = -1 if fresh else ww.last_first[ww.bar[c]]
+        d = ww.last_first[ww.bar[c]]
         while d >= 0 and not (ww.last_normal[d, 0] == ww.normal[c, 0]
                               and ww.last_normal[d, 1] == ww.normal[c, 1]
                               and abs(ww.last_at[d] - ww.at[c]) < 0.25):
@@ -208,11 +202,11 @@ def _from_last(A, bq, nz, nrow, m, ww, z):
         idx[p] = zc + (2 if sg > 0.0 else 1)
         idx[p + 1] = zc + 3
         p += 2
-    return _corrected(A, bq, nz, p, idx, ww.tableau, z, ww.column, ww)
+    return _corrected(A, bq, nz, p, idx, ww.tableau, z, ww.column)
 
 
 @njit(**JIT)
-def _corrected(A, bq, nz, p, idx, T, z, inb, ww):
+def _corrected(A, bq, nz, p, idx, T, z, inb):
     """The LCP (A, bq) solved on the guessed basis idx[:p] (_on_basis), its violations
     flipped all at once (an unknown of the basis negative leaves it, a rate w of one
     outside it negative enters it) at most CORRECTIONS times. Returns whether the
@@ -342,7 +336,6 @@ def solve(nrow, m, h, ww, cnt):
         if s * ut < -tol:
             ww.slide[c] = 0.0
             held = False
-
     return held
 
 

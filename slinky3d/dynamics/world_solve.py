@@ -27,19 +27,20 @@ FREED_TOGETHER, FREED_ALONE = 1, 2  # how locked_solve freed a coil (ww.freed; 0
 KEEP_NONE, KEEP_ADDED, KEEP_FREED = 0, 1, 2  # what a round of locked_solve carries over
 TOUCH = 1e-6  # m: a contact this near (a point resting on the surface) is always solved
 GAP_TOL = 1e-10  # m: how far a contact left out of the solve may close past its target
-GUESS_AT_REST = 0
-FULL_AT_REST = 1
+STUCK_MANY = 16  # contacts in the small LCP from which one at rest is not guessed sliding
 SLIDE_GUESS = 1e-3  # m/s: a contact sliding faster than this with no world impulse is
 # guessed to slide on, its friction at the cone's edge (friction_lcp.solve checks the guess)
 
 
 @njit(**JIT)
-def _slide_guess(ut, was):
+def _slide_guess(ut, was, many):
     """A contact's sliding guess: the sign of its tangential rate ut in the motion
-    without world impulses where that is faster than SLIDE_GUESS and the contact
-    already slid that way at the step's start (was); else 0, no guess (a contact at
-    rest mostly stays stuck, and a wrong guess costs a second solve)."""
-    if abs(ut) < SLIDE_GUESS or (GUESS_AT_REST == 0 and ut * was <= 0.0):
+    without world impulses where that is faster than SLIDE_GUESS; else 0, no guess.
+    Among many contacts (STUCK_MANY or more in the solve), only where the contact
+    already slid that way at the step's start (was): a contact at rest there mostly
+    stays stuck (the far end of a Slinky lying along the floor, pushed), and a wrong
+    guess costs another solve of a large LCP."""
+    if abs(ut) < SLIDE_GUESS or (many and ut * was <= 0.0):
         return 0.0
     return math.copysign(1.0, ut)
 
@@ -272,7 +273,7 @@ def locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus,
                 if c >= old:  # them); the contacts added come in plain
                     ww.slide[c] = 0.0
                 continue
-            ww.slide[c] = _slide_guess(ww.free_rate[2 * c + 1], ww.was[c])
+            ww.slide[c] = _slide_guess(ww.free_rate[2 * c + 1], ww.was[c], ms >= STUCK_MANY)
         _delassus(ms, R, E, U, presc, ws, ww, cnt)
         for _guess in range(ms + 1):  # each retry drops a guess at least
             if solve(0, ms, h, ww, cnt):
@@ -407,8 +408,7 @@ def full_solve(q, vf, h, m, rigid, j0, par, modes, fw, w, ww, armh, cnt):
                 ww.delassus[s, r] = a
         basis_rates(nrow, m, vf, q, R, E, U, ww, ww.free_rate)
         for c in range(m):  # sliding fast: guessed to go on sliding, as in locked_solve
-            ut = ww.free_rate[nrow + 2 * c + 1]
-            ww.slide[c] = _slide_guess(ut, ww.was[c] if FULL_AT_REST == 0 else ut)
+            ww.slide[c] = _slide_guess(ww.free_rate[nrow + 2 * c + 1], 0.0, False)
         for r in range(nrow):
             ww.target[r] = -max(q[ww.rows[r]] - tmin, 0.0) / h
         for c in range(m):
