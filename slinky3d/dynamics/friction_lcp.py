@@ -168,9 +168,10 @@ def _from_last(A, bq, nz, m, ww, z):
     it approaches (bq < 0), the rest zero; the unknowns so guessed positive from
     A_PP z_P = -bq_P (_on_basis), its violations corrected (_corrected). Returns whether
     that solves the LCP, to the tolerance Lemke's answers are held to (_solves); z has
-    it. A contact's layout may have changed since (its sliding guess made or dropped): a contact sliding with sign s
-    is plain lam_n, lam_-+ (against s) and beta. A plain contact not pushing still has
-    its friction rows: beta = |u_t| and the friction against u_t (zero, on the basis)."""
+    it. A contact's layout may have changed since (its sliding guess made or dropped):
+    a contact sliding with sign s is plain lam_n, lam_-+ (against s) and beta. A plain
+    contact not pushing still has its friction rows: beta = |u_t| and the friction
+    against u_t (zero, on the basis)."""
     if ww.state[LAST_VALID] == 0:
         return False
     idx = ww.basis
