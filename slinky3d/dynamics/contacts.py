@@ -229,7 +229,7 @@ def resting(q, qd, sd, t, locked, target, par, modes, w, cnt, fresh=False):
     for it in range(MAX_PIVOTS):
         if not (fresh and it == 0):
             derivatives(q, qd, sd, t, locked, target, par, modes, w.forces, qdd,
-                        w.small[0].damper_rate, qd, w.zeros, 0.0)
+                        w.small[0].damper_rate, qd, w.zeros, 0.0, True)
             cnt.evaluations += 1
         if scale == 0.0:
             for j in range(j0, nj):

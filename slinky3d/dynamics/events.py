@@ -227,7 +227,7 @@ def accelerations(q, qd, sd, t, locked, target, par, modes, w, cnt, acc, rate):
     qdd = w.qdd
     sdd = w.small[0].damper_rate
     derivatives(q, qd, sd, t, locked, target, par, modes, w.forces, qdd, sdd, qd, w.zeros,
-                0.0)
+                0.0, True)
     cnt.evaluations += 1
     for j in range(q.shape[0]):
         acc[j] = qdd[j]
@@ -269,7 +269,7 @@ def separation_time(q, qd, sd, t, dt, s, locked, target, par, modes, w, cnt):
                 q[j] = tmin
                 qd[j] = 0.0
         derivatives(q, qd, sd, t + s * dt, locked, target, par, modes, w.forces, w.qdd,
-                    w.small[0].damper_rate, qd, w.zeros, 0.0)
+                    w.small[0].damper_rate, qd, w.zeros, 0.0, True)
         cnt.evaluations += 1
         g = 1e300
         for j in range(nj):

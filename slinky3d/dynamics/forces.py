@@ -69,14 +69,15 @@ def anchor_motion(par, t, pose, vel, acc):
 
 @njit(**JIT)
 def derivatives(q, qd, sd, t, locked, target, par, modes, fw, out_qdd, out_sd, vdamp, qx,
-                armh):
+                armh, grab):
     """Accelerations of the system with `locked` joints held; returns nothing.
 
     Fills out_qdd and out_sd (grab damper rate); fw.joint_force holds, for locked
     joints, the contact torque, for prescribed base joints the anchor reaction. The
     joint damping acts with the velocities `vdamp` and the springs with the angles
     q + qx (qd and 0 for the true dynamics; a Rosenbrock stage's combinations
-    otherwise), implicit through the armature armh (integrator.py).
+    otherwise), implicit through the armature armh (integrator.py). grab False leaves
+    the grab's force out (the world step applies it implicitly, world_contact.py).
     """
     tau = fw.applied
     presc = fw.prescribed
@@ -128,7 +129,7 @@ def derivatives(q, qd, sd, t, locked, target, par, modes, fw, out_qdd, out_sd, v
         drive.force_applied = 0
     out_sd[0] = 0.0
     out_sd[1] = 0.0
-    if modes.grab != 0:
+    if grab and modes.grab != 0:
         E = fw.ends
         kinematics(q, par.radius, E, fw.bar_axes, fw.aba_rows)
         kp = modes.grab_point

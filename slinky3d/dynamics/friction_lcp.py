@@ -14,6 +14,7 @@ from slinky3d.dynamics.lemke import lemke
 
 REGULARIZE = 1e-9  # relative: added to the Delassus diagonal (redundant contacts)
 RETRIES = 1  # solves again, more regularised, when Lemke's answer fails the check
+CORRECTIONS = 3  # a basis guess's violations flipped at most this often before Lemke
 PIVOT_MIN = 1e-12  # relative: a smaller pivot ends the solve on the last answer's basis
 LAST_VALID, FROM_LAST, BY_LEMKE = 5, 6, 7  # ww.state: the last answer is this step's,
 # and the counts of the answers found on its basis (_from_last) and by Lemke's method
@@ -165,11 +166,12 @@ def _from_last(A, bq, nz, m, ww, z):
     """Solve the LCP (A, bq) on the basis of this step's last answer: its contacts (the
     same bar, normal and place) positive where they were, a new contact pushing where
     it approaches (bq < 0), the rest zero; the unknowns so guessed positive from
-    A_PP z_P = -bq_P (_on_basis). Returns whether that solves the LCP, to the tolerance
-    Lemke's answers are held to (_solves); z has it. A contact's layout may have
-    changed since (its sliding guess made or dropped): a contact sliding with sign s
-    is plain lam_n, lam_-+ (against s) and beta. A plain contact not pushing still has
-    its friction rows: beta = |u_t| and the friction against u_t (zero, on the basis)."""
+    A_PP z_P = -bq_P (_on_basis), its violations corrected (_corrected). Returns whether
+    that solves the LCP, to the tolerance Lemke's answers are held to (_solves); z has
+    it. A contact's layout may have changed since (its sliding guess made or dropped):
+    a contact sliding with sign s is plain lam_n, lam_-+ (against s) and beta. A plain
+    contact not pushing still has its friction rows: beta = |u_t| and the friction
+    against u_t (zero, on the basis)."""
     if ww.state[LAST_VALID] == 0:
         return False
     idx = ww.basis
@@ -201,7 +203,52 @@ def _from_last(A, bq, nz, m, ww, z):
         idx[p] = zc + (2 if sg > 0.0 else 1)
         idx[p + 1] = zc + 3
         p += 2
-    return _on_basis(A, bq, nz, p, idx, ww.tableau, z) and _solves(A, bq, z, nz)
+    return _corrected(A, bq, nz, p, idx, ww.tableau, z, ww.column)
+
+
+@njit(**JIT)
+def _corrected(A, bq, nz, p, idx, T, z, inb):
+    """The LCP (A, bq) solved on the guessed basis idx[:p] (_on_basis), its violations
+    flipped all at once (an unknown of the basis negative leaves it, a rate w of one
+    outside it negative enters it) at most CORRECTIONS times. Returns whether the
+    answer, clipped at zero, solves the LCP to Lemke's tolerance (_solves); z has it."""
+    scale = 0.0
+    for i in range(nz):
+        scale = max(scale, abs(bq[i]))
+    tol = 1e-9 * (1.0 + scale)
+    for attempt in range(CORRECTIONS + 1):
+        if not _on_basis(A, bq, nz, p, idx, T, z):
+            return False
+        zmax = 0.0
+        for k in range(p):
+            zmax = max(zmax, abs(z[idx[k]]))
+        for i in range(nz):
+            inb[i] = 0
+        for k in range(p):
+            inb[idx[k]] = 1
+        flips = 0
+        for i in range(nz):
+            if inb[i] == 1:
+                if z[i] < -1e-12 * (1.0 + zmax):
+                    inb[i] = 0
+                    flips += 1
+            else:
+                w = bq[i]
+                for j in range(nz):
+                    w += A[i, j] * z[j]
+                if w < -tol:
+                    inb[i] = 1
+                    flips += 1
+        for i in range(nz):
+            z[i] = max(z[i], 0.0)
+        if flips == 0 or attempt == CORRECTIONS:
+            break
+        p = 0
+        for i in range(nz):
+            if inb[i] == 1:
+                idx[p] = i
+                p += 1
+    return _solves(A, bq, z, nz)
 
 
 @njit(**JIT)
@@ -239,7 +286,7 @@ def _on_basis(A, bq, nz, p, idx, T, z):
         for b in range(k + 1, p):
             v -= T[k, b] * T[b, p]
         T[k, p] = v / T[k, k]
-        z[idx[k]] = max(T[k, p], 0.0)
+        z[idx[k]] = T[k, p]
     return True
 
 

@@ -47,10 +47,17 @@ DI = 18  # free joints: 1 / D (a row of the workspace that aba leaves unused)
 
 
 @njit(**JIT, fastmath=FM)
-def factor(q, presc, armature, m, I, R, E, U, ws):  # noqa: E741
+def factor(q, presc, armature, m, I, R, E, U, ws, point):  # noqa: E741
     """The inertia part of pass 2 with the joints `presc` prescribed, kept in ws (an
     `articulated_body.workspace`): the motion subspaces; per free joint Y = I^A S / D
-    and 1 / D; per prescribed joint its articulated inertia. Fills E, U."""
+    and 1 / D; per prescribed joint its articulated inertia. Fills E, U.
+
+    point = (bar, mass, x, y): a point mass added to that bar at (x, y) (world; the
+    implicit grab's stiffness, world_contact.py); bar < 0: none."""
+    pb = int(point[0]) + BASE
+    pm = point[1]
+    px = point[2]
+    py = point[3]
     nj = q.shape[0]
     kinematics(q, R, E, U, ws)
     ws[S0, 0], ws[S1, 0], ws[S2, 0] = 0.0, 1.0, 0.0
@@ -75,6 +82,11 @@ def factor(q, presc, armature, m, I, R, E, U, ws):  # noqa: E741
             m01 = -m * cy
             m02 = m * cx
             m11 = m
+            if j == pb:
+                m00 += pm * (px * px + py * py)
+                m01 -= pm * py
+                m02 += pm * px
+                m11 += pm
         else:
             m00 = m01 = m02 = m11 = 0.0
         a00 = b00 + m00

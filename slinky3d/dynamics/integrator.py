@@ -134,7 +134,7 @@ def stages(q, qd, sd, t, h, locked, target, par, modes, w, cnt):
         for j in range(nj):
             qx[j] += g * h * vd[j]
         derivatives(q, qd, sd, tst, locked, target, par, modes, w.forces, kv[st], ks[st], vd,
-                    qx, armh)
+                    qx, armh, True)
         cnt.evaluations += 1
         if g > 0.0:
             # The dampers' dissipation C_D sum(theta'^2) as one more component of the

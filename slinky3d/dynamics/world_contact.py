@@ -49,8 +49,10 @@ from slinky3d.dynamics.articulated_body import (
 )
 from slinky3d.dynamics.forces import derivatives, set_base
 from slinky3d.dynamics.friction_lcp import LAST_VALID
+from slinky3d.dynamics.impulse_response import respond
 from slinky3d.dynamics.step import step, step_start
 from slinky3d.dynamics.workspace import (
+    LAW_SOFT,
     ForceWork,
     Work,
     first_joint,
@@ -64,7 +66,7 @@ from slinky3d.dynamics.world_geometry import (
     detect,
     near,
 )
-from slinky3d.dynamics.world_solve import basis_rates, full_solve, locked_solve
+from slinky3d.dynamics.world_solve import basis_rates, factor_free, full_solve, locked_solve
 from slinky3d.model.chain import BASE, RESTING_RATE
 
 THETA = 0.6  # implicitness of the springs and damping (1/2: none lost; 1: Euler)
@@ -90,6 +92,7 @@ class WorldWork(NamedTuple):
     normal: np.ndarray  # (MAX_CONTACTS, 2) from the world to the Slinky
     gap: np.ndarray  # m
     mu: np.ndarray  # its friction coefficient this step
+    was: np.ndarray  # the sign of its sliding at the step's start; 0: at rest (sticking)
     rows: np.ndarray  # (nj,) the coil joints in the solve
     in_rows: np.ndarray  # (nj,) bool
     response: np.ndarray  # (NB, nj) Mh^-1 g_r for each basis row r
@@ -106,6 +109,7 @@ class WorldWork(NamedTuple):
     free_velocity: np.ndarray  # (nj,)
     body: np.ndarray  # (3, N) bar velocities (omega, v at O)
     nolock: np.ndarray  # (nj,) all False
+    point: np.ndarray  # (4,) the implicit grab's point mass: bar (-1: none), mass, x, y
     state: np.ndarray  # (8,) int: in the world scheme (0/1), contacts, coil rows, pivots,
     # the pieces the full LCP solved (the locked solve found no active set), whether
     # the last answer of the small LCP is this step's (0/1; friction_lcp.LAST_VALID),
@@ -145,14 +149,15 @@ def new_world_work(n: int, blocks: np.ndarray) -> WorldWork:
     return WorldWork(
         blocks=b, corners=corners_of(b), bar=np.zeros(MAX_CONTACTS, np.int64),
         at=np.zeros(MAX_CONTACTS), normal=np.zeros((MAX_CONTACTS, 2)),
-        gap=np.zeros(MAX_CONTACTS), mu=np.zeros(MAX_CONTACTS),
+        gap=np.zeros(MAX_CONTACTS), mu=np.zeros(MAX_CONTACTS), was=np.zeros(MAX_CONTACTS),
         rows=np.zeros(nj, np.int64), in_rows=np.zeros(nj, np.bool_),
         response=np.zeros((nb, nj)), delassus=np.zeros((nb, nb)), free_rate=np.zeros(nb),
         target=np.zeros(nb), impulse=np.zeros(nb), lcp=np.zeros((nz, nz)),
         lcp_rhs=np.zeros(nz), lcp_z=np.zeros(nz), tableau=np.zeros((nz + 1, nz + 2)),
         basis=np.zeros(nz, np.int64), column=np.zeros(2 * nz + 1, np.int64),
         free_velocity=np.zeros(nj), body=np.zeros((3, n)),
-        nolock=np.zeros(nj, np.bool_), state=np.zeros(8, np.int64),
+        nolock=np.zeros(nj, np.bool_), point=np.array([-1.0, 0.0, 0.0, 0.0]),
+        state=np.zeros(8, np.int64),
         active=np.zeros(nj, np.bool_), freed=np.zeros(nj, np.int64),
         prescribed=np.zeros(nj, np.bool_),
         change=np.zeros(nj), joint_impulse=np.zeros(nj), loads=np.zeros((n, 3)),
@@ -206,30 +211,39 @@ def world_step(q, qd, sd, t, h, locked, target, par, modes, wpar, w, ww, cnt):
     if closed:
         e_start = _mechanical(q, qd, par, j0, fw)
     kp = modes.grab_point
-    gx = 0.0  # the grabbed point at the start
+    gb = kp if kp < n else n - 1  # the grabbed point's bar
+    gx = 0.0  # the grabbed point at the start, and its velocity
     gy = 0.0
+    gvx = 0.0
+    gvy = 0.0
+    gfx = 0.0  # the grab's force at the predicted point, capped
+    gfy = 0.0
+    gex = 0.0  # the grab's stretch (target - point) at the predicted point
+    gey = 0.0
+    k2e = 0.0  # the Maxwell branch's stiffness over the step
+    lead = THETA * h
+    ww.point[0] = -1.0
     if modes.grab != 0:
         kinematics(q, R, fw.ends, fw.bar_axes, fw.aba_rows)
         gx = fw.ends[kp, 0]
         gy = fw.ends[kp, 1]
+        gvx, gvy = _point_rate(q, qd, gb, gx, gy, fw.ends, ww.body)
+        gfx, gfy, gex, gey, k2e = _grab_force(gx + lead * gvx, gy + lead * gvy, lead, sd,
+                                              target, par, ww)
     armh = THETA * h * cd + THETA * THETA * h * h * par.stiffness
     qx = w.spring_offset
     for j in range(nj):
         qx[j] = THETA * h * qd[j]
     derivatives(q, qd, sd, t, ww.nolock, target, par, modes, fw, w.qdd, sm.damper_rate, qd,
-                qx, armh)
+                qx, armh, False)
     cnt.evaluations += 1
     vf = ww.free_velocity
     for j in range(nj):
         vf[j] = qd[j] + h * w.qdd[j]
-    sd[0] += h * sm.damper_rate[0]
-    sd[1] += h * sm.damper_rate[1]
-    gfx = 0.0  # the grab's force, constant over the step
-    gfy = 0.0
     if modes.grab != 0:
-        b = kp if kp < n else n - 1
-        gfx = fw.bar_force[b, 1]
-        gfy = fw.bar_force[b, 2]
+        _grab_free(q, qd, h, gb, gx, gy, gvx, gvy, gfx, gfy, par, modes, fw, ww, armh,
+                   w.zeros, w.velocity_after, vf)
+        cnt.evaluations += 2
     if fw.drive[0].force_applied != 0:  # the responses below need no grab force
         for i in range(n):
             fw.bar_force[i, 0] = 0.0
@@ -244,6 +258,7 @@ def world_step(q, qd, sd, t, h, locked, target, par, modes, wpar, w, ww, cnt):
     for c in range(m):  # static friction for contacts at rest, sliding otherwise
         _, ut = contact_rates(c, R, E, U, ww.body, ww)
         ww.mu[c] = wpar.mu_static if abs(ut) < STICKING else wpar.mu
+        ww.was[c] = 0.0 if abs(ut) < STICKING else math.copysign(1.0, ut)
     rigid = hard(modes.law)
     vplus = w.velocity_after
     # the coils locked first: those touching at the last piece's end (or, entering the
@@ -266,6 +281,19 @@ def world_step(q, qd, sd, t, h, locked, target, par, modes, wpar, w, ww, cnt):
         ww.state[4] += 1
         nrow, loss = full_solve(q, vf, h, m, rigid, j0, par, modes, fw, w, ww, armh, cnt)
         off = nrow
+    if modes.grab != 0:
+        # the grab's force over the piece, F(p + T h v_p) - T^2 h k_e (v_p+ - v_p): at
+        # the point T h (v_p + T (v_p+ - v_p)) ahead; its Maxwell damper moves with it
+        px, py = _point_rate(q, vplus, gb, gx, gy, E, ww.body)
+        sx = gex - THETA * lead * (px - gvx)
+        sy = gey - THETA * lead * (py - gvy)
+        pm = ww.point[1] / (lead * lead)
+        gfx -= pm * THETA * lead * (px - gvx)
+        gfy -= pm * THETA * lead * (py - gvy)
+        sm.damper_rate[0] = k2e * (sx - sd[0]) / par.grab_damping
+        sm.damper_rate[1] = k2e * (sy - sd[1]) / par.grab_damping
+        sd[0] += h * sm.damper_rate[0]
+        sd[1] += h * sm.damper_rate[1]
     diss = 0.0
     for j in range(BASE, nj):
         vm = THETA * vplus[j] + (1.0 - THETA) * qd[j]
@@ -332,6 +360,63 @@ def world_step(q, qd, sd, t, h, locked, target, par, modes, wpar, w, ww, cnt):
     ww.state[2] = nrow
     sm.dynamics_current = 0
     return t + h
+
+
+@njit(**JIT)
+def _point_rate(q, v, b, px, py, E, body):
+    """The velocity of the point (px, py) of bar b for joint rates v."""
+    body_velocities(q, v, E, body)
+    return body[1, b] - body[0, b] * py, body[2, b] + body[0, b] * px
+
+
+@njit(**JIT)
+def _grab_force(px, py, lead, sd, target, par, ww):
+    """The grab's force with its grabbed point at (px, py) (where the piece's start
+    predicts it, lead = T h ahead), linearly implicit: the holding spring k and the
+    Maxwell branch, whose damper moves over the piece too (its stiffness k2 / (1 + T h
+    k2 / d)), capped. Their stiffness, scaled as the force, becomes a point mass T^2 h^2
+    (k + k2e) at the point in the factorisations (ww.point). Returns the force, the
+    stretch (target - point) and the Maxwell branch's stiffness over the piece."""
+    ex = target[0] - px
+    ey = target[1] - py
+    k2e = par.grab_maxwell_stiffness / (1.0 + lead * par.grab_maxwell_stiffness
+                                        / par.grab_damping)
+    fx = par.grab_stiffness * ex + k2e * (ex - sd[0])
+    fy = par.grab_stiffness * ey + k2e * (ey - sd[1])
+    fn = math.sqrt(fx * fx + fy * fy)
+    scale = 1.0
+    if fn > par.grab_max_force:
+        scale = par.grab_max_force / fn
+    ww.point[1] = scale * (par.grab_stiffness + k2e) * lead * lead
+    return scale * fx, scale * fy, ex, ey, k2e
+
+
+@njit(**JIT)
+def _grab_free(q, qd, h, b, px, py, vpx, vpy, fx, fy, par, modes, fw, ww, armh, zeros,
+               out, vf):
+    """Add the grab to the free velocity vf (computed without it): with Mh' = Mh + J^T
+    m J (the point mass m = ww.point[1] at the grabbed point, J its Jacobian),
+    v + h Mh'^-1 (F + J^T f) = vf + Mh'^-1 J^T (h f - m J (vf - v)): one response of
+    the factorisation with the point mass to an impulse at the point. Leaves ww.point
+    set for the contact solve's factorisations."""
+    ww.point[0] = b
+    ww.point[2] = px
+    ww.point[3] = py
+    ux, uy = _point_rate(q, vf, b, px, py, fw.ends, ww.body)
+    pm = ww.point[1]
+    ix = h * fx - pm * (ux - vpx)
+    iy = h * fy - pm * (uy - vpy)
+    factor_free(q, par, modes, fw, ww, armh)
+    loads = ww.loads
+    loads[b, 0] = px * iy - py * ix
+    loads[b, 1] = ix
+    loads[b, 2] = iy
+    respond(zeros, ww.prescribed, zeros, loads, ww.factored, out, ww.joint_impulse)
+    loads[b, 0] = 0.0
+    loads[b, 1] = 0.0
+    loads[b, 2] = 0.0
+    for j in range(q.shape[0]):
+        vf[j] += out[j]
 
 
 @njit(**JIT)
@@ -415,7 +500,9 @@ def run_world(q, qd, sd, t, h, nsteps, locked, target, parameters, modes, work, 
             rate = 0.0
             for j in range(BASE, q.shape[0]):
                 rate = max(rate, abs(qd[j]))
-            pieces = max(md.substeps, int(math.ceil(h / H_WORLD - 1e-9)),
+            # the grab is implicit here: its sub-steps are the soft law's only
+            sub = md.substeps if md.grab == 0 or md.law == LAW_SOFT else 1
+            pieces = max(sub, int(math.ceil(h / H_WORLD - 1e-9)),
                          min(MAX_PIECES, int(math.ceil(rate * h / MAX_TURN - 1e-9))))
             hs = h / pieces
             ww.state[LAST_VALID] = 0  # each step solves its first LCP afresh

@@ -27,12 +27,26 @@ FREED_TOGETHER, FREED_ALONE = 1, 2  # how locked_solve freed a coil (ww.freed; 0
 KEEP_NONE, KEEP_ADDED, KEEP_FREED = 0, 1, 2  # what a round of locked_solve carries over
 TOUCH = 1e-6  # m: a contact this near (a point resting on the surface) is always solved
 GAP_TOL = 1e-10  # m: how far a contact left out of the solve may close past its target
+STUCK_MANY = 16  # contacts in the small LCP from which one at rest is not guessed sliding
 SLIDE_GUESS = 1e-3  # m/s: a contact sliding faster than this with no world impulse is
 # guessed to slide on, its friction at the cone's edge (friction_lcp.solve checks the guess)
 
 
 @njit(**JIT)
-def _factor_free(q, par, modes, fw, ww, armh):
+def _slide_guess(ut, was, many):
+    """A contact's sliding guess: the sign of its tangential rate ut in the motion
+    without world impulses where that is faster than SLIDE_GUESS; else 0, no guess.
+    Among many contacts (STUCK_MANY or more in the solve), only where the contact
+    already slid that way at the step's start (was): a contact at rest there mostly
+    stays stuck (the far end of a Slinky lying along the floor, pushed), and a wrong
+    guess costs another solve of a large LCP."""
+    if abs(ut) < SLIDE_GUESS or (many and ut * was <= 0.0):
+        return 0.0
+    return math.copysign(1.0, ut)
+
+
+@njit(**JIT)
+def factor_free(q, par, modes, fw, ww, armh):
     """impulse_response.factor with only the anchor's joints prescribed (as the step
     has them): what _response needs."""
     nj = q.shape[0]
@@ -47,13 +61,13 @@ def _factor_free(q, par, modes, fw, ww, armh):
         for j in range(BASE):
             presc[j] = True
     factor(q, presc, arm, par.mass, par.inertia, par.radius, fw.ends, fw.bar_axes,
-           ww.factored)
+           ww.factored, ww.point)
 
 
 @njit(**JIT)
 def _response(r, nrow, zeros, par, fw, ww, out):
     """Mh^-1 g_r: the velocity change of a unit impulse along basis row r (a coil
-    joint, or a contact's normal or tangent), from _factor_free's factorisation."""
+    joint, or a contact's normal or tangent), from factor_free's factorisation."""
     tau = fw.applied
     fext = ww.loads
     b = -1
@@ -103,6 +117,7 @@ def _swap(a, b, ww):
     ww.at[a], ww.at[b] = ww.at[b], ww.at[a]
     ww.gap[a], ww.gap[b] = ww.gap[b], ww.gap[a]
     ww.mu[a], ww.mu[b] = ww.mu[b], ww.mu[a]
+    ww.was[a], ww.was[b] = ww.was[b], ww.was[a]
     ww.needed[a], ww.needed[b] = ww.needed[b], ww.needed[a]
     ww.kept[a], ww.kept[b] = ww.kept[b], ww.kept[a]
     for i in range(2):
@@ -237,11 +252,11 @@ def locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus,
             for j in range(BASE):
                 presc[j] = True
         if keep != KEEP_ADDED:
-            factor(q, presc, arm, par.mass, par.inertia, R, E, U, ws)
+            factor(q, presc, arm, par.mass, par.inertia, R, E, U, ws, ww.point)
             cnt.evaluations += 1
         ms, same = _outermost(m, presc, R, E, U, ww, old)
         if keep == KEEP_ADDED and not same:  # (cannot happen: needed contacts only grow)
-            factor(q, presc, arm, par.mass, par.inertia, R, E, U, ws)
+            factor(q, presc, arm, par.mass, par.inertia, R, E, U, ws, ww.point)
             cnt.evaluations += 1
         if not same:
             keep = KEEP_NONE
@@ -258,8 +273,7 @@ def locked_solve(q, vf, h, m, rigid, j0, par, modes, fw, ww, armh, zeros, vplus,
                 if c >= old:  # them); the contacts added come in plain
                     ww.slide[c] = 0.0
                 continue
-            ut = ww.free_rate[2 * c + 1]  # sliding fast: guessed to go on sliding
-            ww.slide[c] = 0.0 if abs(ut) < SLIDE_GUESS else math.copysign(1.0, ut)
+            ww.slide[c] = _slide_guess(ww.free_rate[2 * c + 1], ww.was[c], ms >= STUCK_MANY)
         _delassus(ms, R, E, U, presc, ws, ww, cnt)
         for _guess in range(ms + 1):  # each retry drops a guess at least
             if solve(0, ms, h, ww, cnt):
@@ -378,7 +392,7 @@ def full_solve(q, vf, h, m, rigid, j0, par, modes, fw, w, ww, armh, cnt):
                 nrow += 1
     for _round in range(MAX_ROUNDS):
         nb = nrow + 2 * m
-        _factor_free(q, par, modes, fw, ww, armh)
+        factor_free(q, par, modes, fw, ww, armh)
         for j in range(nj):
             fw.applied[j] = 0.0
         for r in range(nb):
@@ -394,8 +408,7 @@ def full_solve(q, vf, h, m, rigid, j0, par, modes, fw, w, ww, armh, cnt):
                 ww.delassus[s, r] = a
         basis_rates(nrow, m, vf, q, R, E, U, ww, ww.free_rate)
         for c in range(m):  # sliding fast: guessed to go on sliding, as in locked_solve
-            ut = ww.free_rate[nrow + 2 * c + 1]
-            ww.slide[c] = 0.0 if abs(ut) < SLIDE_GUESS else math.copysign(1.0, ut)
+            ww.slide[c] = _slide_guess(ww.free_rate[nrow + 2 * c + 1], 0.0, False)
         for r in range(nrow):
             ww.target[r] = -max(q[ww.rows[r]] - tmin, 0.0) / h
         for c in range(m):

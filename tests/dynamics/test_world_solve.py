@@ -12,6 +12,7 @@ from slinky3d.dynamics.impulse_response import factor, respond
 from slinky3d.dynamics.lemke import lemke
 from slinky3d.dynamics.workspace import COUNTERS
 from slinky3d.dynamics.world_contact import new_world_work
+from slinky3d.dynamics.world_geometry import body_velocities
 from slinky3d.dynamics.world_solve import _delassus, _outermost, basis_rates
 from slinky3d.model.chain import BASE
 from slinky3d.runtime.simulation import Simulation
@@ -131,7 +132,7 @@ def stack():
     q = s.q.copy()
     presc = ww.prescribed.copy()
     R, E, U, ws = par["radius"], fw.ends, fw.bar_axes, ww.factored
-    factor(q, presc, fw.armature, par["mass"], par["inertia"], R, E, U, ws)
+    factor(q, presc, fw.armature, par["mass"], par["inertia"], R, E, U, ws, ww.point)
     ms, _ = _outermost(m, presc, R, E, U, ww, 0)
     return s, q, presc, ms
 
@@ -141,7 +142,7 @@ def _plain(s, q, presc, ms):
     fresh factorisation with presc."""
     ww, fw, par = s.world_work, s.work.forces, s.par
     R, E, U, ws = par["radius"], fw.ends, fw.bar_axes, ww.factored
-    factor(q, presc, fw.armature, par["mass"], par["inertia"], R, E, U, ws)
+    factor(q, presc, fw.armature, par["mass"], par["inertia"], R, E, U, ws, ww.point)
     nb = 2 * ms
     zeros = np.zeros(q.shape[0])
     plain = np.zeros((nb, nb))
@@ -187,3 +188,61 @@ def test_the_delassus_matrix_from_one_sweep_is_the_one_from_directions(stack, lo
     assert cnt["evaluations"] == 1
     assert np.array_equal(got, got.T)
     assert np.allclose(got, want, rtol=1e-9, atol=1e-12 * np.abs(want).max())
+
+
+@pytest.mark.parametrize("bar", [0, 40, -1])
+def test_a_point_mass_in_the_factorisation_is_the_implicit_grab_s_stiffness(stack, bar):
+    """factor's point mass m at a bar's point (the implicit grab, world_contact.py): the
+    response dv to an impulse P there solves (Mh + J^T m J) dv = J^T P, i.e. it is the
+    plain factorisation's response to P - m J dv, with the stack's coils locked."""
+    s, q, presc, _ = stack
+    ww, fw, par = s.world_work, s.work.forces, s.par
+    R, E, U, ws = par["radius"], fw.ends, fw.bar_axes, ww.factored
+    nj = q.shape[0]
+    b = bar % (nj - BASE)
+    pm = 0.37 * par["mass"] * 156  # a fifth of the Slinky's mass or so
+    factor(q, presc, fw.armature, par["mass"], par["inertia"], R, E, U, ws, ww.point)
+    px, py = E[b + 1] if bar == -1 else E[b]
+    zeros = np.zeros(nj)
+    loads = np.zeros_like(ww.loads)
+
+    def point_rate(v):
+        body = np.zeros((3, nj - BASE))
+        body_velocities(q, v, E, body)
+        return np.array([body[1, b] - body[0, b] * py, body[2, b] + body[0, b] * px])
+
+    def response(point, imp):
+        factor(q, presc, fw.armature, par["mass"], par["inertia"], R, E, U, ws, point)
+        loads[b] = (px * imp[1] - py * imp[0], imp[0], imp[1])
+        out = np.zeros(nj)
+        respond(zeros, presc, zeros, loads, ws, out, np.zeros(nj))
+        loads[b] = 0.0
+        return out
+
+    imp = np.array([0.03, -0.02])
+    dv = response(np.array([b, pm, px, py], float), imp)
+    plain = response(np.array([-1.0, 0.0, 0.0, 0.0]), imp - pm * point_rate(dv))
+    assert np.allclose(dv, plain, rtol=1e-9, atol=1e-12 * np.abs(dv).max())
+    assert np.abs(point_rate(dv)).max() > 0.0
+
+
+def test_near_the_world_the_grab_asks_no_sub_steps():
+    """The world step takes the grab implicitly: a steel Slinky on its floor, its far
+    end grabbed and pulled along it, is advanced in the pieces H_WORLD and MAX_TURN ask
+    (2 a step of 4 ms at rest), not the grab's 7 sub-steps; the pull still moves it."""
+    sim = Simulation(load("hanging-steel"))
+    s = sim.slinkies[0]
+    sim.advance_to(0.4)
+    sim.let_go(0)
+    sim.advance_to(1.2)  # landed
+    n = s.p.N
+    e0 = sim.snapshot().slinkies[0].ends[n].copy()
+    sim.grab(0, n, (float(e0[0]), float(e0[1])))
+    assert s.modes["substeps"] == 7
+    free = s.cnt["evaluations"]
+    sim.step(1)
+    assert s.world_work.state[0] == 1  # in the world scheme
+    assert s.cnt["evaluations"] - free <= 2 * 12  # two pieces, a few evaluations each
+    sim.move_grab(0, (float(e0[0]) + 0.05, float(e0[1])))
+    sim.advance_to(sim.t + 0.3)
+    assert sim.snapshot().slinkies[0].ends[n][0] > e0[0] + 0.02
