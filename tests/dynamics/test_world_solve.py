@@ -103,9 +103,9 @@ def test_a_later_solve_of_a_step_finds_lemkes_answer_on_the_last_basis(contacts,
     again, _ = answer(W2, u2, slide)
     # The last basis takes a contact that does not push with its friction's side from
     # its free tangential rate (friction_lcp._from_last): where the others' impulses
-    # turn that rate round (about 1 problem in 250 at mu = 0.25, none below 0.2 in
-    # 1500), the guess fails and Lemke's method answers. Every other answer is found
-    # on the last basis.
+    # turn that rate round, the guess may fail even after its corrections (1 problem in
+    # 1500 at mu = 0.25) and Lemke's method answers. Every other answer is found on the
+    # last basis.
     rates = W @ first + u
     idle = (first[0::2] <= 0.0) & (slide == 0.0)
     turned = idle & (np.sign(rates[1::2]) != np.sign(u[1::2]))
