@@ -43,16 +43,22 @@ def end_pixel(v, k):
     return float(x), float(v.window.height - y)
 
 
-def drag(out):
-    sc = load("hanging-steel")
+def live_viewer(sc):
+    """A window on its own solver, started and stepping (a cold cache compiles first)."""
     v = Viewer(sc, sc.look, sc.camera, SIZE)
     v.window._enable_event_queue = False
     v.views.started = time.perf_counter()
     v.source.start()
     deadline = time.time() + 240
-    while v.source.steps == 0 and time.time() < deadline:  # a cold cache: kernels compile
+    while v.source.steps == 0 and time.time() < deadline:
         frames(v, 1)
     frames(v, 5)
+    return v
+
+
+def drag(out):
+    sc = load("hanging-steel")
+    v = live_viewer(sc)
     w, n = v.window, v.shown.slinkies[0].N
     x, y = end_pixel(v, n)
     w.dispatch_event("on_mouse_motion", x, y, 0, 0)
@@ -531,14 +537,7 @@ def hand3d(out):
 
     # no floor: the 3D solver has no world contact yet
     sc = replace(load("hanging-steel"), solver=THREE_D, world=World())
-    v = Viewer(sc, sc.look, sc.camera, SIZE)
-    v.window._enable_event_queue = False
-    v.views.started = time.perf_counter()
-    v.source.start()
-    deadline = time.time() + 240
-    while v.source.steps == 0 and time.time() < deadline:  # a cold cache: kernels compile
-        frames(v, 1)
-    frames(v, 5)
+    v = live_viewer(sc)
     w, n = v.window, v.shown.slinkies[0].N
     v.camera = replace(v.camera, yaw=v.camera.yaw + math.pi / 2)  # a quarter turn
     v.camera_held = True

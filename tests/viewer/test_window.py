@@ -146,6 +146,16 @@ def xdotool(*args, display, timeout=30):
                           timeout=timeout)
 
 
+def quit_app(proc: subprocess.Popen) -> str:
+    """Wait for an app sent Escape to quit (killed if it has not in a minute); its
+    stderr."""
+    try:
+        return proc.communicate(timeout=60)[1]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
 def test_real_keys_drive_the_held_base_and_escape_quits(display, tmp_path):
     """Real X input (xdotool's XTEST): Right held for a while moves the held top of the
     plastic Slinky to the right; Esc quits; the session log says so."""
@@ -168,10 +178,8 @@ def test_real_keys_drive_the_held_base_and_escape_quits(display, tmp_path):
         xdotool("keyup", "Right", display=display)
         time.sleep(0.5)
         xdotool("key", "Escape", display=display)
-        out, err = proc.communicate(timeout=60)
     finally:
-        if proc.poll() is None:
-            proc.kill()
+        err = quit_app(proc)
     assert proc.returncode == 0, err
     logged = session.load_session(log)
     drives = [c for _, c in logged.log if type(c).__name__ == "DriveBase"]
@@ -253,10 +261,8 @@ def test_real_mouse_and_keys_move_the_slinky_in_3d(display, tmp_path):
         xdotool("keyup", "e", display=display)
         time.sleep(0.4)
         xdotool("key", "Escape", display=display)
-        out, err = proc.communicate(timeout=60)
     finally:
-        if proc.poll() is None:
-            proc.kill()
+        err = quit_app(proc)
     assert proc.returncode == 0, err
     logged = session.load_session(log)
     moves = [c.target for _, c in logged.log if type(c).__name__ == "Move"]
