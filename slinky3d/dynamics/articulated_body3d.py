@@ -86,6 +86,13 @@ def _cross(a0, a1, a2, b0, b1, b2):
 @njit(**JIT, fastmath=FM)
 def exp_rot(p0, p1, p2, out):
     """Rotation matrix exp([phi]x) (Rodrigues) into out (3, 3)."""
+    (out[0, 0], out[0, 1], out[0, 2], out[1, 0], out[1, 1], out[1, 2], out[2, 0], out[2, 1],
+     out[2, 2]) = _exp_rot9(p0, p1, p2)
+
+
+@njit(**JIT, fastmath=FM)
+def _exp_rot9(p0, p1, p2):
+    """exp([phi]x)'s nine entries as scalars, row by row (Rodrigues)."""
     t2 = p0 * p0 + p1 * p1 + p2 * p2
     if t2 < 1e-12:
         a = 1.0 - t2 / 6.0
@@ -93,29 +100,6 @@ def exp_rot(p0, p1, p2, out):
     else:
         th = math.sqrt(t2)
         co, si = _sincos(th)  # the planar kernels' branch-free cos and sin
-        a = si / th
-        b = (1.0 - co) / t2
-    out[0, 0] = 1.0 - b * (p1 * p1 + p2 * p2)
-    out[1, 1] = 1.0 - b * (p0 * p0 + p2 * p2)
-    out[2, 2] = 1.0 - b * (p0 * p0 + p1 * p1)
-    out[0, 1] = -a * p2 + b * p0 * p1
-    out[1, 0] = a * p2 + b * p0 * p1
-    out[0, 2] = a * p1 + b * p0 * p2
-    out[2, 0] = -a * p1 + b * p0 * p2
-    out[1, 2] = -a * p0 + b * p1 * p2
-    out[2, 1] = a * p0 + b * p1 * p2
-
-
-@njit(**JIT, fastmath=FM)
-def _exp_rot9(p0, p1, p2):
-    """exp_rot's nine entries as scalars, row by row (the same operations)."""
-    t2 = p0 * p0 + p1 * p1 + p2 * p2
-    if t2 < 1e-12:
-        a = 1.0 - t2 / 6.0
-        b = 0.5 - t2 / 24.0
-    else:
-        th = math.sqrt(t2)
-        co, si = _sincos(th)
         a = si / th
         b = (1.0 - co) / t2
     return (1.0 - b * (p1 * p1 + p2 * p2), -a * p2 + b * p0 * p1, a * p1 + b * p0 * p2,
