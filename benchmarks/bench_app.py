@@ -215,7 +215,7 @@ def row_of(k: int, f: dict) -> dict:
 
 
 HERE = Path(__file__).resolve().parent
-FRAME_PACE_S = 1 / 60  # the app's frame interval (viewer/app/window.py FRAME_INTERVAL)
+FRAME_PACE_S = 1 / 60  # the app's frame interval (viewer/app/pacing.py FRAME_INTERVAL)
 
 
 def measure(args: argparse.Namespace, size: tuple[int, int]) -> dict | None:

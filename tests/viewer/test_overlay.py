@@ -438,7 +438,7 @@ def test_a_refresh_waits_for_a_frame_with_room_but_not_for_long(rig):
 
 
 def test_the_refresh_budget_learns_a_frames_room():
-    from slinky3d.viewer.app.budget import RefreshBudget
+    from slinky3d.viewer.app.pacing import RefreshBudget
 
     b = RefreshBudget(1 / 60)
     assert b.room(0.015)  # nothing learnt yet

@@ -8,7 +8,7 @@ of 16.7 (bench_app's p95 over 20 ms came from that).
 
 import pyglet
 
-from slinky3d.viewer.app.window import FRAME_INTERVAL, clock_base
+from slinky3d.viewer.app.pacing import FRAME_INTERVAL, clock_base
 
 
 class FakeTime:

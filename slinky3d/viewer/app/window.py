@@ -41,11 +41,11 @@ from slinky3d.scene.reach import lowest, reach_of
 from slinky3d.scene.spec import Scene
 from slinky3d.viewer import coupling
 from slinky3d.viewer.app import keys, picking
-from slinky3d.viewer.app.budget import RefreshBudget
 from slinky3d.viewer.app.controls import Controls
 from slinky3d.viewer.app.impact_sound import ImpactSound
 from slinky3d.viewer.app.instant_replay import InstantReplay
 from slinky3d.viewer.app.lost_context import release_gl
+from slinky3d.viewer.app.pacing import FRAME_INTERVAL, RefreshBudget, clock_base
 from slinky3d.viewer.app.phenomena import Phenomena
 from slinky3d.viewer.app.policy import Action, Policy
 from slinky3d.viewer.app.redraw import Redraw, back_buffer_kept
@@ -66,7 +66,6 @@ from slinky3d.viewer.overlay.panel import ApplyParams, ClosePanel, SaveScene, Sc
 from slinky3d.viewer.stage import stage_for
 
 MESSAGE_S = 5.0  # wall s a message stays up
-FRAME_INTERVAL = 1 / 60  # s between frames the window asks for
 FONT_PX = 22  # the overlay's font: readable from a metre away on a laptop
 MARKER_COLOUR = (1.0, 0.85, 0.3, 1.0)
 BAR_PX = 1.3  # the side view's bars, pixels across
@@ -656,15 +655,6 @@ class Viewer:
         if self.save_frame is not None and self.last_frame is not None:
             Image.fromarray(self.last_frame).save(self.save_frame)
         return 0
-
-
-def clock_base(clock: pyglet.clock.Clock) -> float:
-    """The time (the clock's, perf_counter) from which `clock.schedule_once` counts a
-    delay: pyglet counts it from its last tick, not from now, when that tick was less
-    than 0.2 s ago (it groups callbacks). A frame paced from now would fire early by the
-    time it took to draw, and the frame after it late."""
-    nearest = getattr(clock, "_get_nearest_ts", None)
-    return float(nearest()) if nearest is not None else float(clock.time())
 
 
 def _nothing(index: int) -> None:

@@ -36,7 +36,7 @@ from slinky3d.viewer.overlay.layer import LAYERS, OverlayView
 from slinky3d.viewer.rects import Rect, pieces
 
 REFRESH = 0.1  # s between redraws of an unchanged overlay (HUD figures at 10 Hz)
-# s: the longest a refresh waits for a frame with room for it (viewer/app/budget.py)
+# s: the longest a refresh waits for a frame with room for it (viewer/app/pacing.py)
 REFRESH_LATEST = 3 * REFRESH
 
 

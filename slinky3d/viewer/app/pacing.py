@@ -1,4 +1,6 @@
-"""Whether a frame has room for the overlay's refresh (the HUD's figures redrawn).
+"""The window's frame pacing: frames asked for on a grid of FRAME_INTERVAL (when
+pyglet's clock fires a delay: `clock_base`), and whether a frame has room for the
+overlay's refresh (the HUD's figures redrawn: `RefreshBudget`).
 
 The refresh (overlay/cache.py, ten times a second) adds a few milliseconds to its
 frame. Added to a frame whose 3D picture was slow, it pushed that frame past its
@@ -10,7 +12,19 @@ to its end, with and without a refresh (docs/app.md, "Frames on the grid").
 
 from __future__ import annotations
 
+from typing import Any
+
+FRAME_INTERVAL = 1 / 60  # s between frames the window asks for
 RATE = 0.1  # weight of the newest frame in the running means
+
+
+def clock_base(clock: Any) -> float:
+    """The time (the clock's, perf_counter) from which `clock.schedule_once` counts a
+    delay: pyglet counts it from its last tick, not from now, when that tick was less
+    than 0.2 s ago (it groups callbacks). A frame paced from now would fire early by the
+    time it took to draw, and the frame after it late."""
+    nearest = getattr(clock, "_get_nearest_ts", None)
+    return float(nearest()) if nearest is not None else float(clock.time())
 
 
 class RefreshBudget:
