@@ -44,10 +44,7 @@ def cursor_point(cam: OrbitCamera, x: float, y: float, size: tuple[int, int],
     origin, d = cam.ray(x, y, *size)
     p = on_plane(origin, d)
     if p is None or not np.all(np.isfinite(p)):
-        _, _, back = cam.basis()
-        denom = float(d @ back)
-        s = float((np.asarray(cam.target) - origin) @ back) / denom if denom < -1e-9 else 0.0
-        p = (origin + s * d)[:2]
+        p = (origin + _to_facing(cam, origin, d, cam.target) * d)[:2]
     lo, hi = box
     return np.clip(p, lo[:2], hi[:2])
 
@@ -83,13 +80,18 @@ def facing_point(cam: OrbitCamera, x: float, y: float, size: tuple[int, int],
     x = float(np.clip(np.nan_to_num(x, nan=0.5 * size[0]), -10 * size[0], 11 * size[0]))
     y = float(np.clip(np.nan_to_num(y, nan=0.5 * size[1]), -10 * size[1], 11 * size[1]))
     origin, d = cam.ray(x, y, *size)
-    _, _, back = cam.basis()
-    denom = float(d @ back)  # < 0: the ray leaves the eye against its backward axis
-    through = np.asarray(through, float)
-    s = float((through - origin) @ back) / denom if denom < -1e-9 else 0.0
-    p = origin + max(s, 0.0) * d
+    p = origin + max(_to_facing(cam, origin, d, through), 0.0) * d
     lo, hi = box
     return np.clip(p, lo, hi)
+
+
+def _to_facing(cam: OrbitCamera, origin: np.ndarray, d: np.ndarray, through) -> float:
+    """How far along the ray (origin, d) it meets the plane through `through` facing
+    the camera (0 where it runs along it)."""
+    _, _, back = cam.basis()
+    denom = float(d @ back)  # < 0: the ray leaves the eye against its backward axis
+    gap = float((np.asarray(through, float) - origin) @ back)
+    return gap / denom if denom < -1e-9 else 0.0
 
 
 def along_view(cam: OrbitCamera, point: np.ndarray, pixels: float, height: int,

@@ -88,9 +88,6 @@ class TopView:
         r.lay_into(screen, (x, y))
         return framed
 
-    def release(self) -> None:
-        self.renderer = None  # its GL objects go with the renderer's (release_dropped)
-
 
 def reserved(size: tuple[int, int]) -> tuple[int, int, int, int]:
     """The corner and its frame as (x0, y0, x1, y1) pixels, y down from the top: what
