@@ -87,3 +87,29 @@ def test_the_corner_shows_the_slinky_where_its_camera_puts_it(ctx):
     for u, v in px[::8]:
         d = np.min(np.hypot(cols - u, rows - (ch - 1 - v)))
         assert d < 4.0
+
+
+def test_between_fresh_pictures_the_last_one_is_laid_again(ctx):
+    """The app draws the view afresh every top_view.EVERY frames: in between the corner
+    shows the last picture, not the new snapshot, and drawing nothing new."""
+    view = top_view.TopView(ctx, "software")
+    img0, framed, screen = corner(ctx, view, tilted(0.5))
+    r = view.renderer
+    drawn = r.helices.upload
+    calls = []
+    r.helices.upload = lambda *a, **k: calls.append(a) or drawn(*a, **k)  # type: ignore
+    screen.clear(*BACK, 1.0)
+    look = Look()
+    moved = tilted(-0.5)
+    view.draw(moved, look, stage_for(look, moved), 0.0, screen, SIZE, fresh=False)
+    again = np.frombuffer(screen.read(components=3), np.uint8).reshape(SIZE[1], SIZE[0], 3)
+    assert not calls and np.array_equal(again, img0)
+    view.draw(moved, look, stage_for(look, moved), 0.0, screen, SIZE, fresh=True)
+    new = np.frombuffer(screen.read(components=3), np.uint8).reshape(SIZE[1], SIZE[0], 3)
+    assert calls and not np.array_equal(new, img0)
+    # A new size has no last picture: it is drawn whatever `fresh` says.
+    calls.clear()
+    bigger = ctx.simple_framebuffer((SIZE[0] * 2, SIZE[1] * 2))
+    view.draw(moved, look, stage_for(look, moved), 0.0, bigger, (SIZE[0] * 2, SIZE[1] * 2),
+              fresh=False)
+    assert calls

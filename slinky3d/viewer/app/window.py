@@ -191,6 +191,7 @@ class Viewer:
 
     def _flip(self, name: str) -> None:
         setattr(self.ui, name, not getattr(self.ui, name))
+        self.redraw.invalidate()  # a corner or view gone: the next frame is drawn whole
 
     def pause(self) -> None:
         if self.instant_replay.in_past:
@@ -410,11 +411,14 @@ class Viewer:
         self._direct(snap, now, size)
         start = time.perf_counter()
         top = self.ui.top_view and not self.ui.side_view
-        redraw = None if self.policy.draws_over or top else self.redraw.rects()
+        redraw = None if self.policy.draws_over else self.redraw.rects()
         self._render(snap, self._screen, self.render_scale, redraw)
-        if top:
-            self.top_view.draw(snap, self.look, self.stage, self.camera.yaw, self._screen,
-                               size)
+        corner = []
+        if top:  # laid over whatever the main picture drew there, every frame
+            x, y, cw, ch = self.top_view.draw(
+                snap, self.look, self.stage, self.camera.yaw, self._screen, size,
+                fresh=self.frames % top_view.EVERY == 0)
+            corner = [(x, y, cw, ch)]
         if self.resolution is not None:
             # A software rasterizer draws at the next flush: finish, so that the time
             # measured is the picture's, not only the calls'.
@@ -422,12 +426,12 @@ class Viewer:
             self._render_s = time.perf_counter() - start
         r = self.renderer
         # Where this frame drew again (None: everywhere), for the overlay to lay over.
-        drawn = [*redraw, *r.composed] if redraw is not None and r.partial else None
+        drawn = [*redraw, *r.composed, *corner] if redraw is not None and r.partial else None
         self._overlay_at = time.perf_counter() - now
         self._overlay(snap, now, drawn, wait=not self.budget.room(self._overlay_at))
+        # The corner is not among the boxes: it is laid again each frame while shown,
+        # and turning it off (_flip) draws the next frame whole.
         self.redraw.drawn(r.composed)
-        if top:  # the corner is not in the boxes: the next frame is drawn whole
-            self.redraw.invalidate()
         self.frames += 1
         if self.max_frames and self.frames >= self.max_frames:
             # The same frame again into the renderer's own buffer: reading the window's

@@ -5,8 +5,10 @@ It is the same renderer drawing the same snapshot from a camera straight above t
 Slinkies, orthographic, turned with the main camera's heading (up in the corner is
 away from the viewer), without the holders (a post's clamp would hide the coils under
 it), and laid into the window's bottom-right corner with a thin frame. Its framing
-widens at once and narrows slowly, so the corner does not pump as the Slinky swings
-(docs/app.md, "The view from above").
+widens at once and narrows slowly, so the corner does not pump as the Slinky swings.
+On a software rasterizer its picture costs about as much as the main one, so the app
+draws it afresh every other frame (`EVERY`) and lays the last one into the corner in
+between, a copy of its few pixels (docs/app.md, "The view from above").
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ MARGIN = 1.15  # room around the Slinkies' box
 # Orthographic, so the angle only sets how far above the eye is: narrow, to be above
 # the holders and the stand too.
 FOV_DEG = 10.0
+EVERY = 2  # the app's frames per picture of the view from above (30 a second at 60)
 
 
 def corner_rect(size: tuple[int, int]) -> tuple[int, int, int, int]:
@@ -69,19 +72,24 @@ class TopView:
         return cam
 
     def draw(self, snap: Snapshot, look: Look, stage: Stage | None, heading: float,
-             screen: moderngl.Framebuffer, size: tuple[int, int]) -> tuple[int, int, int, int]:
+             screen: moderngl.Framebuffer, size: tuple[int, int],
+             fresh: bool = True) -> tuple[int, int, int, int]:
         """Draw the view into `screen` (of `size`) at its corner; returns the corner's
-        rectangle (x, y, w, h), y up, frame included."""
+        rectangle (x, y, w, h), y up, frame included. fresh=False lays the last picture
+        again (drawn afresh anyway when there is none at this size)."""
         x, y, w, h = corner_rect(size)
         if self.renderer is None or self.renderer.size != (w, h):
+            fresh = True
             if self.renderer is None:
                 self.renderer = Renderer(self.ctx, (w, h), quality=self.quality)
             else:
                 self.renderer.resize((w, h))
         r = self.renderer
-        # No holders from above: a post's clamp lies over the top coils, and over the
-        # whole Slinky while it hangs straight down.
-        r.render(snap, replace(look, anchor="none"), self.fit(snap, heading, w / h), stage)
+        if fresh:
+            # No holders from above: a post's clamp lies over the top coils, and over
+            # the whole Slinky while it hangs straight down.
+            r.render(snap, replace(look, anchor="none"), self.fit(snap, heading, w / h),
+                     stage)
         f = FRAME_PX
         framed = (x - f, y - f, w + 2 * f, h + 2 * f)
         screen.clear(*FRAME_COLOUR, viewport=framed)
