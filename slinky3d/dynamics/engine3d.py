@@ -41,12 +41,6 @@ def unsupported(spec: SlinkySpec, world: World | None) -> str:
     """What of this Slinky's scene the 3D solver cannot run yet ('' if nothing)."""
     if world is not None and world.solid:
         return "world contact (the scene's [world]: floor, stairs, table)"
-    far = spec.far
-    if far.condition == "held":
-        return "a far end held for ever (it lets go of a far end at t = 0 only)"
-    if far.condition == "released" and far.release_time > 0.0:
-        return (f"a far end held until t = {far.release_time:g} s (it lets go of a far "
-                "end at t = 0 only)")
     if spec.contact.enabled and spec.contact.law != "rigid":
         return f"the '{spec.contact.law}' contact law (it has the rigid law, e = 0, only)"
     m = spec.anchor.motion
@@ -95,9 +89,11 @@ class SlinkySolver3D:
 
     Ends: the anchored end held (clamped in the scene's pose), free, released at its
     time (clamped, then free), scripted (its motion's translation, turned with the
-    scene, followed step by step) or moved by a hand (`drive`); the far end free, or
-    let go at t = 0; any end point grabbed (grab3d, in the grab's sub-steps). `turn`:
-    the scene's turn about the vertical (rad)."""
+    scene, followed step by step) or moved by a hand (`drive`), let go of and taken
+    hold of again (`take_hold`: Solver3D.catch, re-rooted for the far end); the far
+    end free, or held for ever or until its release (both held: at rest, `frozen`);
+    any end point grabbed (grab3d, in the grab's sub-steps). `turn`: the scene's turn
+    about the vertical (rad)."""
 
     asleep = False  # it never sleeps: sleeping needs the world
 
@@ -164,7 +160,13 @@ class SlinkySolver3D:
         return self._moving or (self.motion is not None and not self.free)
 
     def far_held(self, t: float) -> bool:
-        return False  # a far end held at t > 0 is refused (`unsupported`)
+        """Whether the far end is held at time t (never once a hand took over)."""
+        return not self.hand and self.spec.far.held_at(t)
+
+    def frozen(self, t: float) -> bool:
+        """Both ends held: the Slinky rests in its static shape (it starts in equilibrium,
+        the ring mass model's), exactly, as the planar solver's, until one lets go."""
+        return self.far_held(t)
 
     def state(self) -> tuple:
         """A copy of everything that evolves, for roll-back."""
@@ -247,7 +249,7 @@ class SlinkySolver3D:
     def snapshot(self) -> SlinkySnapshot:
         """It now: end points in 3D and each half hoop's bulge (runtime/snapshot3d.py),
         and the grab."""
-        snap = slinky_snapshot(self.solver)
+        snap = replace(slinky_snapshot(self.solver), far_held=self.far_held(self.t))
         k = self.grabbed
         if k is None:
             return snap
@@ -299,6 +301,8 @@ class SlinkySolver3D:
         end where it is, at the speed it has."""
         if self.free:
             return "the anchored end is not held"
+        if self.far_held(self.t):
+            return "both ends are held: let go of one first"
         v = chain3d.in_space(np.asarray(velocity, dtype=float))
         speed = float(np.sqrt(v @ v))
         if not math.isfinite(speed):
@@ -313,7 +317,15 @@ class SlinkySolver3D:
         return ""
 
     def let_go(self) -> str:
-        """Let go of the held anchored end now; '' or why not."""
+        """Let go of the held end now; '' or why not. With both ends held, the anchored
+        end is let go of and the far end becomes the anchored one (re-rooted), as the
+        planar solver's."""
+        if self.far_held(self.t):
+            if not self.free:
+                self._reroot()
+                self._clamp()
+            self.hand = True
+            return ""
         if self.free:
             return "no end is held"
         self.hand = True
@@ -322,7 +334,42 @@ class SlinkySolver3D:
         return ""
 
     def take_hold(self, point: int) -> str:
-        return f"taking hold of an end is not in the 3D solver yet ({ADVICE})"
+        """Hold end point `point` (0 or N) where it is, stopping it; '' or why not.
+        Holding the far end re-roots the chain (it becomes the anchored end) and lets
+        go of the other (docs/solver.md, "Holding the ends")."""
+        n = self.p.N
+        if point == 0:
+            if not self.free:
+                return "the anchored end is already held"
+        elif point == n:
+            if self.far_held(self.t):
+                return "the far end is already held"
+            self.settle()
+            self._reroot()
+        else:
+            return f"point {point} is not an end (0 or {n})"
+        self.hand = True
+        self._clamp()
+        return ""
+
+    def _reroot(self) -> None:
+        """The far end becomes the anchored end, free (Solver3D.reverse); a grab follows
+        its point."""
+        if not self.free:
+            self._free_anchor()
+        self.solver.reverse()
+        g = self.solver.work.grab
+        if g[grab3d.G_ON] != 0.0:
+            g[grab3d.G_POINT] = self.p.N - int(g[grab3d.G_POINT])
+
+    def _clamp(self) -> None:
+        """The free anchored end caught where it is (Solver3D.catch); a hand at rest
+        holds it from now on."""
+        self.solver.catch()
+        self.free = False
+        self.drive_velocity[:] = 0.0
+        self.drive_wanted[:] = 0.0
+        self._moving = False
 
     def settle(self) -> None:
         """A moving hand stops where it is (a roll-back to a state at rest)."""
@@ -345,6 +392,13 @@ class SlinkySolver3D:
         k_end = self.k + int(nsteps)
         rel = self.spec.anchor.release_time
         while self.k < k_end:
+            if self.frozen(self.t):  # both ends held: nothing moves until one lets go
+                t_far = self.spec.far.release_time
+                k = k_end - self.k
+                if math.isfinite(t_far):
+                    k = min(k, max(1, math.ceil(t_far / h - 1e-9) - self.k))
+                self._tick(k)
+                continue
             due = (not self.free and not self.hand
                    and self.spec.anchor.condition == "released" and rel < k_end * h)
             if not due:

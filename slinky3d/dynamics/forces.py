@@ -32,13 +32,13 @@ def anchor_motion(par, t, pose, vel, acc):
     if not (t <= par.drive_start or par.drive_frequency <= 0.0):
         # Motion.at's law (scene/spec.py), compiled: a sinusoid, or a chirp
         tau = t - par.drive_start
-        s0 = math.sin(par.drive_phase)
         amps = (par.drive_x, par.drive_y, par.drive_phi)
+        phases = (par.drive_phase, par.drive_phase_y, par.drive_phase)  # Motion.phases
         if par.drive_rate <= 0.0:
             w = 2.0 * math.pi * par.drive_frequency
-            a = w * tau + par.drive_phase
             for i in range(3):
-                pose[i] += amps[i] * (math.sin(a) - s0)
+                a = w * tau + phases[i]
+                pose[i] += amps[i] * (math.sin(a) - math.sin(phases[i]))
                 vel[i] = amps[i] * w * math.cos(a)
                 acc[i] = -amps[i] * w * w * math.sin(a)
         else:
@@ -49,11 +49,11 @@ def anchor_motion(par, t, pose, vel, acc):
             cycles = (f0 + 0.5 * rate * ts) * ts
             if tau > ts:  # past the sweep: on at frequency_max
                 cycles += par.drive_frequency_max * (tau - ts)
-            a = 2.0 * math.pi * cycles + par.drive_phase
             w = 2.0 * math.pi * (f0 + rate * ts)
             wd = 2.0 * math.pi * rate if tau < sweep else 0.0
             for i in range(3):
-                pose[i] += amps[i] * (math.sin(a) - s0)
+                a = 2.0 * math.pi * cycles + phases[i]
+                pose[i] += amps[i] * (math.sin(a) - math.sin(phases[i]))
                 vel[i] = amps[i] * w * math.cos(a)
                 acc[i] = amps[i] * (wd * math.cos(a) - w * w * math.sin(a))
     if par.hand != 0.0:

@@ -95,8 +95,10 @@ class SlinkySolver:
             mo = a.motion
             par["drive_x"], par["drive_y"], par["drive_phi"] = (
                 mo.amplitude[0], mo.amplitude[1], mo.rot_amplitude)
-            par["drive_frequency"], par["drive_phase"], par["drive_start"] = (
-                mo.frequency, mo.phase, mo.start)
+            px, py, _ = mo.phases()  # z's: the plane drops it
+            par["drive_frequency"], par["drive_phase"], par["drive_phase_y"] = (
+                mo.frequency, px, py)
+            par["drive_start"] = mo.start
             par["drive_rate"], par["drive_frequency_max"] = mo.frequency_rate, mo.frequency_max
         self._scripted = bool(par["drive_frequency"] > 0.0)
         law = LAWS[spec.contact.law] if spec.contact.enabled else LAW_OFF

@@ -19,6 +19,8 @@ from slinky3d.model import chain3d
 from slinky3d.model.params import Params
 from slinky3d.scene.spec import step_for
 
+REVERSE = np.diag([-1.0, 1.0, -1.0])  # half a turn about b: a half hoop seen from its other end
+
 
 class Solver3DError(SlinkyError):
     """The 3D solver was given something it cannot run (the message says why)."""
@@ -112,6 +114,100 @@ class Solver3D:
         self.anchor, self.mode = "free", chain3d.ANCHORS.index("free")
         w.acc_p[:3] = 0.0
         w.presc[0] = False
+
+    def reverse(self) -> None:
+        """Renumber the chain from the far end (a hand taking hold of it, or letting go
+        of the anchored end while both are held): E_{N+1} becomes E_1, half hoop k
+        becomes N + 1 - k, the same arc (d reversed, b kept, a reversed: frame R_k Y, Y
+        half a turn about b), joint k' = N + 2 - k with phi' = (-phi_d, phi_b, phi_a)
+        (the same relative turn seen from the other side). The new anchored end is free
+        (joint 1 unsprung, its chart where phi_1 = 0); locked joints follow theirs.
+        Nothing moves: positions and velocities are the same, renumbered."""
+        x, frames, v, omega = self.pose()
+        R = self.p.R
+        step = chain3d.cross(omega, 2 * R * frames[:, :, 0])  # d/dt of 2R d_k
+        x_new = chain3d.end_points(x, frames, R)[-1]
+        v_new = v + step.sum(axis=0)
+        frames_new = frames[::-1] @ REVERSE
+        omega_new = omega[::-1].copy()
+        phi = self.q[3:].reshape(-1, 3)
+        phi_new = np.zeros_like(phi)
+        phi_new[1:] = phi[1:][::-1] * np.array([-1.0, 1.0, 1.0])
+        w = self.work
+        presc = w.presc.copy()
+        w.presc[0] = False
+        w.presc[1:] = presc[1:][::-1]
+        self.anchor, self.mode = "free", chain3d.ANCHORS.index("free")
+        self.H = np.ascontiguousarray(frames_new[0] @ chain3d.FLIP)
+        self._set_velocity(x_new, frames_new, v_new, omega_new, phi_new)
+        w.acc_p[:] = 0.0
+        self._forget()
+
+    def catch(self) -> None:
+        """A hand takes hold of the free anchored end where it is (docs/solver.md,
+        "Holding the ends"): E_1 stops at once, by an impulse on it alone (the joints'
+        momenta kept, locked joints staying locked; half hoop 1 turns on about the
+        hand's still holder, as in the planar catch; the hand takes the kinetic energy
+        it must), and joint 1 gets its spring back at the
+        rotation phi_1 = K^-1 R_1^T tau, tau the chain's weight's moment about E_1
+        (the planar catch's grip, theta_1 = tau_z / k_coil, in a planar state; at most
+        pi/2, and open at least to the coils' bound with contact), half hoop 1 unmoved:
+        the holder frame is set to match."""
+        if self.anchor != "free":
+            raise Solver3DError("only a free anchored end can be caught")
+        w, p = self.work, self.p
+        n = p.N
+        # the impulse: E_1 prescribed to stop, locked joints to stay (the chart H is
+        # still: joint 1's rate is half hoop 1's own, kept as the holder's below)
+        par0 = self.par.copy()
+        par0[ab.P_G] = 0.0
+        presc = w.presc.copy()
+        w.presc[0] = False
+        w.acc_p[:] = 0.0
+        for k in np.flatnonzero(w.presc):
+            w.acc_p[3 + 3 * k:6 + 3 * k] = -self.u[3 + 3 * k:6 + 3 * k]
+        w.acc_p[:3] = -self.u[:3]
+        m = 3 + 3 * n
+        ab.aba(ab.CLAMPED, self.q, np.zeros(m), self.H, np.zeros(m), np.zeros((n, 3, 3)),
+               par0, w.presc, w.acc_p, w.qdd, w.jf, w.frames, w.ws, w.scr, w.tmp, w.d9)
+        self.u += w.qdd
+        self.u[:3] = 0.0
+        w.presc[:] = presc
+        w.presc[0] = False
+        w.acc_p[:] = 0.0
+        # the grip: joint 1's spring balancing the weight's moment about E_1
+        x, frames, _, _ = self.pose()
+        r = chain3d.centroids(x, frames, p.R, self.mass) - x
+        tau = -p.m * p.g * chain3d.cross(r, chain3d.UP).sum(axis=0)
+        phi = (frames[0].T @ tau) / self.K
+        size = float(np.linalg.norm(phi))
+        if size > 0.5 * math.pi:  # a hand bends a coil so far
+            phi *= 0.5 * math.pi / size
+        if self.contact:  # open at least to the bound
+            for _ in range(50):
+                gap = self.smin - coil_contact3d.opening(*phi)
+                if gap <= 0.0:
+                    break
+                phi[1] += gap + 1e-15
+        self.H = np.ascontiguousarray(frames[0] @ chain3d.exp_map(phi).T @ chain3d.FLIP)
+        self.q[3:6] = phi
+        self.anchor, self.mode = "clamped", chain3d.ANCHORS.index("clamped")
+        self._forget()
+
+    def _set_velocity(self, x, frames, v, omega, phi) -> None:
+        """q and u of a pose given by its joints' rotations (N, 3) and its velocities."""
+        prev = np.zeros_like(omega)
+        prev[1:] = omega[:-1]
+        w = np.einsum("kji,kj->ki", frames, omega - prev)  # R_k^T (omega_k - omega_{k-1})
+        self.q[:3] = x
+        self.q[3:] = phi.reshape(-1)
+        self.u[:3] = v
+        self.u[3:] = w.reshape(-1)
+
+    def _forget(self) -> None:
+        """The state changed between steps: no solve's kinematics or accelerations kept."""
+        self.work.known[0] = False
+        self.cwork[coil_contact3d.ACC_OK][0] = 0.0
 
     @property
     def locked(self) -> np.ndarray:

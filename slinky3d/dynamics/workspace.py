@@ -78,7 +78,8 @@ PARAMETERS = np.dtype([
     ("drive_y", "f8"),
     ("drive_phi", "f8"),
     ("drive_frequency", "f8"),  # Hz; <= 0: no drive
-    ("drive_phase", "f8"),  # rad
+    ("drive_phase", "f8"),  # rad: x's (and the rotation's)
+    ("drive_phase_y", "f8"),  # rad: y's (Motion.phases)
     ("drive_start", "f8"),  # s
     ("drive_rate", "f8"),  # Hz/s: a chirp's rise; 0: a plain sinusoid
     ("drive_frequency_max", "f8"),  # Hz: where the chirp stops rising

@@ -156,11 +156,24 @@ class Simulation:
 
     def let_go(self, i: int) -> str:
         """Let go of Slinky i's held end now; '' or why not."""
-        return self.slinkies[i].let_go()
+        return self._by_hand(i, self.slinkies[i].let_go())
 
     def take_hold(self, i: int, point: int) -> str:
         """Hold end point `point` (0 or N) of Slinky i where it is; '' or why not."""
-        return self.slinkies[i].take_hold(point)
+        return self._by_hand(i, self.slinkies[i].take_hold(point))
+
+    def _by_hand(self, i: int, why: str) -> str:
+        """After a hand let go of an end or caught one: the hand's work (a catch's joint
+        1 spring, a release taking it away) is not the solver's, so the guard's last
+        good state is the state now, and the next step's energy its new baseline (that
+        step is checked for NaN and speed only; the guard's figures are not computed
+        here: the planar kernels keep their scratch, and results would depend on it)."""
+        if not why:
+            s = self.slinkies[i]
+            self._good[i] = s.state()
+            self._good_energy[i] = math.inf
+            self._good_losses[i] = s.losses()
+        return why
 
     # -- output --------------------------------------------------------------
     def snapshot(self, real_time_factor: float = 1.0, behind: bool = False) -> Snapshot:

@@ -107,12 +107,28 @@ def _amplitude(t: Table, default: tuple[float, ...]) -> tuple[float, ...]:
     return t.point("amplitude", (default[0], default[1]))
 
 
+def _phase(t: Table, amplitude: tuple[float, ...]) -> float | tuple[float, ...]:
+    """One number (every axis), or [x, y] or [x, y, z] (rad); an amplitude along z
+    needs z's phase when they are given per axis."""
+    v = t.data.get("phase")
+    if not isinstance(v, list):
+        return t.number("phase", 0.0, **ANGLE)
+    if len(v) not in (2, 3):
+        t.fail("phase", "must be a number, or an array of two numbers [x, y] or three "
+                        f"[x, y, z], got {_count(v)}")
+    if len(v) == 2 and len(amplitude) == 3 and amplitude[2] != 0.0:
+        t.fail("phase", "must give z's phase too, [x, y, z], as the amplitude moves "
+                        "along z")
+    return t.vector("phase", 0.0, len(v), **ANGLE)
+
+
 def _motion(t: Table) -> Motion:
     m = Motion()
+    amplitude = _amplitude(t, m.amplitude)
     motion = Motion(
-        amplitude=_amplitude(t, m.amplitude),
+        amplitude=amplitude,
         frequency=t.number("frequency", m.frequency, lo=0.0, hi=1e3, open_lo=True),
-        phase=t.number("phase", m.phase, **ANGLE),
+        phase=_phase(t, amplitude),
         rot_amplitude=t.number("rot_amplitude", m.rot_amplitude, **ANGLE),
         start=t.number("start", m.start, lo=0.0),
         frequency_rate=t.number("frequency_rate", m.frequency_rate, lo=0.0),

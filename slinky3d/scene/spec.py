@@ -34,12 +34,13 @@ class Motion:
     is still. The phase psi grows at 2 pi f(t): a chirp, whose frequency
     f(t) = frequency + frequency_rate (t - start) rises until it reaches frequency_max
     and stays there (frequency_rate = 0: a plain sinusoid, psi = 2 pi f (t - start) +
-    phase).
+    phase). `phase` is one number for every axis, or one per axis, (x, y) or (x, y, z)
+    (a conical swing: x and z a quarter turn apart); the rotation takes x's.
     """
 
     amplitude: tuple[float, ...] = (0.0, 0.0)  # m: (x, y), or (x, y, z) (the 3D solver)
     frequency: float = 1.0  # Hz, at `start`
-    phase: float = 0.0  # rad
+    phase: float | tuple[float, ...] = 0.0  # rad: every axis's, or (x, y) or (x, y, z)
     rot_amplitude: float = 0.0  # rad
     start: float = 0.0  # s
     frequency_rate: float = 0.0  # Hz/s: the chirp's rise
@@ -56,18 +57,36 @@ class Motion:
         tau = min(max(t - self.start, 0.0), self.sweep_time())
         return self.frequency + self.frequency_rate * tau
 
+    def phases(self) -> np.ndarray:
+        """(x, y, z) phases (rad): `phase` for each, or its own per axis (z's 0 when
+        it gives (x, y))."""
+        out = np.zeros(3)
+        if isinstance(self.phase, tuple):
+            out[:len(self.phase)] = self.phase
+        else:
+            out[:] = self.phase
+        return out
+
+    @property
+    def first_phase(self) -> float:
+        """x's phase: the rotation's, and the drive's own (`phase_at`)."""
+        return float(self.phases()[0])
+
     def phase_at(self, t: float) -> float:
-        """psi(t), the phase of the sine (rad); `phase` before `start`."""
+        """psi(t), the phase of the sine along x (rad); x's phase before `start`."""
+        return self._turned(t) + self.first_phase
+
+    def _turned(self, t: float) -> float:
+        """psi(t) less its phase: 2 pi times the cycles since `start` (rad)."""
         tau = max(t - self.start, 0.0)
         if self.frequency_rate <= 0.0:
-            w = 2 * math.pi * self.frequency
-            return w * tau + self.phase
+            return 2 * math.pi * self.frequency * tau
         sweep = self.sweep_time()
         ts = min(tau, sweep)
         cycles = (self.frequency + 0.5 * self.frequency_rate * ts) * ts
         if tau > ts:  # past the sweep: on at frequency_max
             cycles += self.frequency_max * (tau - ts)
-        return 2 * math.pi * cycles + self.phase
+        return 2 * math.pi * cycles
 
     def path(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(position, velocity, acceleration) offsets of the translation, each (x, y, z)
@@ -75,14 +94,27 @@ class Motion:
         out. Just after `start` it moves at once (a sine's velocity jump, as `at`)."""
         amp = np.zeros(3)
         amp[:len(self.amplitude)] = self.amplitude
+        return self._sines(amp, self.phases(), t)
+
+    def _sines(self, amp: np.ndarray, phase: np.ndarray, t: float,
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(offset, velocity, acceleration) of amp * (sin(psi + phase) - sin(phase)),
+        per component."""
         if t <= self.start:
             return np.zeros(3), np.zeros(3), np.zeros(3)
-        a = self.phase_at(t)
+        turned = self._turned(t)
         w = 2 * math.pi * self.frequency_at(t)
         wd = 2 * math.pi * self.frequency_rate \
             if 0.0 < self.frequency_rate and t - self.start < self.sweep_time() else 0.0
-        return (amp * (math.sin(a) - math.sin(self.phase)), amp * (w * math.cos(a)),
-                amp * (wd * math.cos(a) - w * w * math.sin(a)))
+        pos, vel, acc = np.empty(3), np.empty(3), np.empty(3)
+        for i in range(3):  # the compiled kernels' operations (forces.anchor_motion)
+            a = turned + float(phase[i])
+            s, c = math.sin(a), math.cos(a)
+            pos[i] = amp[i] * (s - math.sin(phase[i]))
+            vel[i] = amp[i] * w * c
+            acc[i] = -amp[i] * w * w * s if self.frequency_rate <= 0.0 else \
+                amp[i] * (wd * c - w * w * s)
+        return pos, vel, acc
 
     @property
     def out_of_plane(self) -> bool:
@@ -92,23 +124,8 @@ class Motion:
     def at(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(pose, velocity, acceleration) offsets, each (x, y, angle)."""
         amp = np.array([self.amplitude[0], self.amplitude[1], self.rot_amplitude])
-        if t <= self.start:
-            return np.zeros(3), np.zeros(3), np.zeros(3)
-        a = self.phase_at(t)
-        w = 2 * math.pi * self.frequency_at(t)
-        if self.frequency_rate <= 0.0:
-            return (
-                amp * (math.sin(a) - math.sin(self.phase)),
-                amp * w * math.cos(a),
-                -amp * w * w * math.sin(a),
-            )
-        # psi'' = 2 pi frequency_rate while the frequency rises
-        wd = 2 * math.pi * self.frequency_rate if t - self.start < self.sweep_time() else 0.0
-        return (
-            amp * (math.sin(a) - math.sin(self.phase)),
-            amp * w * math.cos(a),
-            amp * (wd * math.cos(a) - w * w * math.sin(a)),
-        )
+        ph = self.phases()
+        return self._sines(amp, np.array([ph[0], ph[1], ph[0]]), t)
 
 
 @dataclass(frozen=True)
