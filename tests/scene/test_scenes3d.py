@@ -1,0 +1,49 @@
+"""The scenes that show the Slinky in 3D (issue 25): each loads, runs 10 s on the 3D
+solver without a roll-back, and shows what its caption says."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from slinky3d.runtime.simulation import Simulation
+from slinky3d.scene import loader
+
+SECONDS = 10.0
+SAMPLE = 0.02  # s between the samples a check reads
+
+
+def run(name: str) -> tuple[Simulation, np.ndarray, np.ndarray]:
+    """The scene run SECONDS on its own solver: (sim, sample times, end points (n, N+1, 3))."""
+    sc = loader.load(name)
+    assert sc.solver == "3d"
+    sim = Simulation(sc)
+    ts, ends = [], []
+    while sim.t < SECONDS - 1e-9:
+        sim.advance_to(sim.t + SAMPLE)
+        ts.append(sim.t)
+        ends.append(sim.slinkies[0].ends())
+    assert sim.rollbacks == 0
+    E = np.array(ends)
+    assert np.isfinite(E).all()
+    return sim, np.array(ts), E
+
+
+def winding(points: np.ndarray, centre: np.ndarray) -> np.ndarray:
+    """The unwrapped angle about the vertical of points (n, 3) round centres (n, 3)."""
+    d = points - centre
+    return np.unwrap(np.arctan2(d[:, 2], d[:, 0]))
+
+
+def test_the_conical_swing_bottom_circles():
+    """Once under way (3 s), the bottom end goes round the vertical through the top in
+    the top's own sense at every sample, at least four times, never within 3 cm of it."""
+    _, ts, E = run("conical-swing")
+    top, bottom = E[:, 0], E[:, -1]
+    late = ts >= 3.0
+    hand = winding(top[late], top[late].mean(axis=0))  # the top round its circle's centre
+    turn = winding(bottom[late], top[late])
+    sense = np.sign(hand[-1] - hand[0])
+    assert sense != 0 and np.all(np.sign(np.diff(turn)) == sense)
+    assert abs(turn[-1] - turn[0]) / (2 * np.pi) >= 4.0
+    assert np.hypot(*(bottom[late] - top[late])[:, [0, 2]].T).min() > 0.03
