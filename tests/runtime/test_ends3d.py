@@ -180,7 +180,8 @@ PHASED = ["slinky.anchor.motion.amplitude=[0.006, 0.004]",
 
 def test_both_solvers_follow_a_motions_phases():
     """The hanging Slinky's top shaken along x and y at their own phases: the 3D solver
-    agrees with the planar one (measured 1.7e-15 m over 1 s), and each keeps the end on the path; the planar solver drops z's phase."""
+    agrees with the planar one (measured 1.7e-15 m over 1 s), and each keeps the end
+    on the path; the planar solver drops z's phase."""
     sc = loader.load("resonance", PHASED)
     motion = sc.slinkies[0].anchor.motion
 

@@ -4,7 +4,6 @@ solver without a roll-back, and shows what its caption says."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from slinky3d.runtime.simulation import Simulation
 from slinky3d.scene import loader
