@@ -100,6 +100,7 @@ class SlinkySolver:
                 mo.frequency, px, py)
             par["drive_start"] = mo.start
             par["drive_rate"], par["drive_frequency_max"] = mo.frequency_rate, mo.frequency_max
+            par["drive_stop"] = mo.stop
         self._scripted = bool(par["drive_frequency"] > 0.0)
         law = LAWS[spec.contact.law] if spec.contact.enabled else LAW_OFF
         self.modes["law"] = law
@@ -306,6 +307,10 @@ class SlinkySolver:
         self._touched()
 
     # -- a hand on the ends (docs/solver.md, "Holding the ends") ---------------------
+    def twist(self, rate: float) -> str:
+        """Refused: a twist about the vertical turns the end out of the plane."""
+        return "the planar solver cannot twist an end out of its plane (--solver 3d can)"
+
     def drive(self, velocity: tuple[float, float]) -> str:
         """Move the held anchored end toward `velocity` (world m/s) with at most
         DRIVE_ACCELERATION; '' or why not."""
