@@ -301,6 +301,10 @@ def keys_(out):
                 res[tag] = press(name) + press("LSHIFT", key.MOD_SHIFT) + \
                     [repr(c) for c in _release(w, src, "LSHIFT")] + \
                     [repr(c) for c in _release(w, src, name)]
+            elif b.action in keys.TWISTS:  # the planar solver: nothing sent, one line said
+                v.ui.message = ""
+                res[tag] = press(name) + [repr(c) for c in _release(w, src, name)] + \
+                    [v.ui.message]
             elif b.action == "let_go":
                 first = press(name)
                 src.snap = replace(src.snap, slinkies=tuple(
@@ -576,6 +580,18 @@ def hand3d(out):
         drives[name] = [list(c.velocity) for _, c in v.source.log[before:]
                         if isinstance(c, commands.DriveBase)]
     res["drives"], res["yaw"] = drives, v.camera.yaw
+    # [ twists the held top anticlockwise seen from above, Shift faster, ] the other way
+    twists = {}
+    for name, mods in (("BRACKETLEFT", 0), ("BRACKETLEFT", key.MOD_SHIFT),
+                       ("BRACKETRIGHT", 0)):
+        before = len(v.source.log)
+        w.dispatch_event("on_key_press", getattr(key, name), mods)
+        frames(v, 1)
+        w.dispatch_event("on_key_release", getattr(key, name), mods)
+        frames(v, 1)
+        twists[f"{name}:{mods}"] = [c.rate for _, c in v.source.log[before:]
+                                    if isinstance(c, commands.TwistBase)]
+    res["twists"] = twists
     v.quit()
     print(json.dumps(res))
 

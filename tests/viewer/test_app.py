@@ -57,7 +57,8 @@ def test_mouse_grabs_drags_and_releases_an_end(tmp_path):
 def test_every_key_does_what_it_says(tmp_path):
     r = drive("keys", tmp_path)
     # every action of the table has its handler in the window's one table
-    assert {b.action for b in keys.BINDINGS} - set(keys.DIRECTIONS) <= set(r["actions"])
+    assert {b.action for b in keys.BINDINGS} - set(keys.DIRECTIONS) - set(keys.TWISTS) <= \
+        set(r["actions"])
     for b in keys.BINDINGS:
         for name in b.keys:
             tag = f"{b.action}:{name}"
@@ -68,6 +69,8 @@ def test_every_key_does_what_it_says(tmp_path):
                 slow, fast = (f"DriveBase(slinky=0, velocity=({dx * v!r}, {dy * v!r}))"
                               for v in (keys.DRIVE_SPEED, keys.DRIVE_FAST))
                 assert got == [slow, fast, slow, "DriveBase(slinky=0, velocity=(0.0, 0.0))"], tag
+            elif b.action in keys.TWISTS:  # a planar scene: nothing sent, one line said
+                assert got == ["twisting needs the 3D solver (run the scene with --solver 3d)"]
             elif b.action == "let_go":
                 assert got == ["LetGo(slinky=0)", "TakeHold(slinky=0, point=0)"]
             elif b.action == "pause":
@@ -145,6 +148,10 @@ def test_the_hand_in_3d(tmp_path):
     away = -np.array([np.sin(yaw), 0.0, np.cos(yaw)])
     assert np.allclose(np.array(w_on) / np.linalg.norm(w_on), away)
     assert w_off == [0.0, 0.0, 0.0]
+    tw = r["twists"]  # [ anticlockwise seen from above, Shift faster, ] clockwise; 0 on release
+    assert tw["BRACKETLEFT:0"] == [keys.TWIST_RATE, 0.0]
+    assert tw["BRACKETLEFT:1"] == [keys.TWIST_FAST, 0.0]  # 1: pyglet's MOD_SHIFT
+    assert tw["BRACKETRIGHT:0"] == [-keys.TWIST_RATE, 0.0]
 
 
 @pytest.fixture(scope="module")

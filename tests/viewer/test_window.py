@@ -193,7 +193,8 @@ def test_real_mouse_and_keys_move_the_slinky_in_3d(display, tmp_path):
     """On the 3D solver, real X input (xdotool): the camera orbited a quarter turn by a
     drag on empty sky, the bottom end (found in a screenshot of the window) dragged
     sideways on the screen: it moves along z, what was depth; then E held raises the
-    held top. The session log says so."""
+    held top, and [ held twists it about the vertical, anticlockwise seen from above.
+    The session log says so."""
     from PIL import ImageGrab
 
     from slinky3d.output import session, trajectory
@@ -260,6 +261,10 @@ def test_real_mouse_and_keys_move_the_slinky_in_3d(display, tmp_path):
         time.sleep(1.0)
         xdotool("keyup", "e", display=display)
         time.sleep(0.4)
+        xdotool("keydown", "bracketleft", display=display)
+        time.sleep(1.0)
+        xdotool("keyup", "bracketleft", display=display)
+        time.sleep(0.4)
         xdotool("key", "Escape", display=display)
     finally:
         err = quit_app(proc)
@@ -272,6 +277,13 @@ def test_real_mouse_and_keys_move_the_slinky_in_3d(display, tmp_path):
     assert np.ptp(bottom[:, 2]) > 0.03  # m: it moved along z
     assert top[-1, 1] - top[0, 1] > 0.03  # m: E raised the held top (0.4 m/s, for 1 s)
     assert np.ptp(top[:, 0]) < 1e-6 and np.ptp(top[:, 2]) < 1e-6
+    twists = [c.rate for _, c in logged.log if type(c).__name__ == "TwistBase"]
+    assert twists and twists[0] > 0 and twists[-1] == 0.0
+    # the top half hoop's diameter turned about the vertical (a quarter turn a second,
+    # for a second): its heading seen from above, anticlockwise positive
+    d = ends[:, 1] - ends[:, 0]
+    heading = np.unwrap(np.arctan2(-d[:, 2], d[:, 0]))
+    assert heading[-1] - heading[0] > 0.5
 
 
 def test_log_state_then_replay_in_a_window(display, tmp_path):

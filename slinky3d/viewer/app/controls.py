@@ -58,6 +58,7 @@ class Controls:
         self.drag: str | None = None  # "grab" | "orbit" | "pan" while a button is down
         self.grabbed: tuple[int, np.ndarray] | None = None  # (Slinky, point's offset)
         self.driving: dict[str, bool] = {}  # drive action -> held
+        self.twisting: dict[str, bool] = {}  # twist action -> held
         self.hands: dict[int, np.ndarray] = {}  # Slinky -> where the hand let go
         # Where the grabbing drag was last (pyglet's coordinates), not yet sent: a mouse
         # reports up to 1000 moves a second, and each Move is computed, logged and
@@ -78,9 +79,11 @@ class Controls:
         return {"let_go": lambda index: self.let_go()}
 
     def drop_hand(self) -> None:
-        """Forget the grab, the camera drag and the drive (a reset, a new scene)."""
+        """Forget the grab, the camera drag, the drive and the twist (a reset, a new
+        scene)."""
         self.grabbed, self.drag, self._dragged_to, self._target = None, None, None, None
         self.driving.clear()
+        self.twisting.clear()
 
     def flush_drag(self) -> None:
         """Send where the grabbing drag has gone since the last frame (once a frame)."""
@@ -202,8 +205,8 @@ class Controls:
             return None
         found = self._bindings.get(symbol)
         if found is None:
-            if self.driving and symbol in _shift_keys():  # Shift while driving: faster now
-                self._drive(modifiers | pyglet.window.key.MOD_SHIFT)
+            if symbol in _shift_keys():  # Shift while driving or twisting: faster now
+                self._hands_moving(modifiers | pyglet.window.key.MOD_SHIFT)
             return None
         binding, index = found
         self.host.press(binding.action, modifiers, index)
@@ -214,8 +217,39 @@ class Controls:
         if found is not None and found[0].hold and found[0].action in self.driving:
             self.driving.pop(found[0].action)
             self._drive(modifiers)
-        elif self.driving and symbol in _shift_keys():
-            self._drive(modifiers & ~pyglet.window.key.MOD_SHIFT)
+        elif found is not None and found[0].hold and found[0].action in self.twisting:
+            self.twisting.pop(found[0].action)
+            self._twist(modifiers)
+        elif symbol in _shift_keys():
+            self._hands_moving(modifiers & ~pyglet.window.key.MOD_SHIFT)
+
+    def _hands_moving(self, modifiers: int) -> None:
+        """Shift pressed or let go while drive or twist keys are down: their speed anew."""
+        if self.driving:
+            self._drive(modifiers)
+        if self.twisting:
+            self._twist(modifiers)
+
+    def twist_key(self, action: str, modifiers: int) -> None:
+        """[ or ] down (keys.TWISTS): the held bases turn about the vertical."""
+        self.twisting[action] = True
+        self._twist(modifiers)
+
+    def _twist(self, modifiers: int) -> None:
+        """TwistBase for every held base, from the twist keys down now (the 3D solver's;
+        the planar one cannot turn out of its plane: said once a press)."""
+        fast = bool(modifiers & pyglet.window.key.MOD_SHIFT)
+        sense = sum(keys.TWISTS[t] for t in self.twisting)
+        if not self.host.three_d:
+            if sense:
+                self.host.say("twisting needs the 3D solver (run the scene with --solver 3d)")
+            return
+        rate = float(sense * (keys.TWIST_FAST if fast else keys.TWIST_RATE)) + 0.0
+        held = [i for i, sl in enumerate(self.host.shown.slinkies) if sl.anchor_held]
+        if not held and sense:
+            self.host.say("no held base to twist: L takes hold of an end")
+        for i in held:
+            self.host.send(commands.TwistBase(i, rate))
 
     def drive_key(self, action: str, modifiers: int) -> None:
         """An arrow key down (keys.DIRECTIONS): the held bases move that way."""
@@ -256,6 +290,7 @@ class Controls:
                 far = np.linalg.norm(sl.ends[-1] - hand) < np.linalg.norm(sl.ends[0] - hand)
                 self.host.send(commands.TakeHold(i, sl.N if far else 0))
         self.driving.clear()
+        self.twisting.clear()
 
 
 def _shift_keys() -> tuple[int, int]:

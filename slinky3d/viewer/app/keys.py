@@ -7,12 +7,15 @@ Keys are pyglet key names (`pyglet.window.key.NAME`); this module imports no pyg
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from slinky3d.viewer.overlay.caption import CAPTION_SECONDS
 
 DRIVE_SPEED = 0.4  # m/s, the held base's speed under the arrow keys
 DRIVE_FAST = 1.5  # m/s, with Shift
+TWIST_RATE = 0.5 * math.pi  # rad/s, the held base's turn about the vertical under [ and ]
+TWIST_FAST = 1.5 * math.pi  # rad/s, with Shift (a wrist's quick turn)
 # Time scales the - and + keys step through: 1 down to 1/32 (log-spaced).
 TIME_SCALES = tuple(2.0**-k for k in range(6))
 REPLAY_SECONDS = 5.0  # I replays this much of the recent past ...
@@ -37,6 +40,8 @@ class Binding:
 # the viewer, up; on the planar solver its plane's x, and y for forward and up alike.
 DIRECTIONS = {"drive_left": (-1, 0, 0), "drive_right": (1, 0, 0), "drive_up": (0, 1, 0),
               "drive_down": (0, -1, 0), "drive_lower": (0, 0, -1), "drive_raise": (0, 0, 1)}
+# The held base's turn about the vertical (the 3D solver): +1 anticlockwise seen from above.
+TWISTS = {"twist_left": 1, "twist_right": -1}
 
 BINDINGS: tuple[Binding, ...] = (
     Binding(("LEFT", "A"), "drive_left", "Left / A", "move the held base left (in 3D: "
@@ -51,6 +56,10 @@ BINDINGS: tuple[Binding, ...] = (
     Binding(("Q",), "drive_lower", "Q", "move the held base down", "Shift: fast",
             hold=True),
     Binding(("E",), "drive_raise", "E", "move the held base up", "Shift: fast", hold=True),
+    Binding(("BRACKETLEFT",), "twist_left", "[", "twist the held base about the vertical, "
+            "anticlockwise seen from above (3D solver)", "Shift: fast", hold=True),
+    Binding(("BRACKETRIGHT",), "twist_right", "]", "twist the held base clockwise (3D "
+            "solver)", "Shift: fast", hold=True),
     Binding(("L",), "let_go", "L", "let go of the base (the drop); again: take hold of "
             "the end nearest the hand"),
     Binding(("SPACE",), "pause", "Space", "pause / play"),

@@ -177,7 +177,8 @@ class Viewer:
         table.update(self.policy.actions())
         for action in self.policy.off:
             table[action] = _nothing
-        missing = {b.action for b in keys.BINDINGS} - set(table) - set(keys.DIRECTIONS)
+        missing = ({b.action for b in keys.BINDINGS} - set(table) - set(keys.DIRECTIONS)
+                   - set(keys.TWISTS))
         if missing:  # a binding added to keys.py without its handler
             raise RuntimeError(f"key actions without a handler: {sorted(missing)}")
         return table
@@ -186,6 +187,8 @@ class Viewer:
         """Do what a key's action says (keys.BINDINGS); `index`: which of its keys."""
         if action in keys.DIRECTIONS:
             self.controls.drive_key(action, modifiers)
+        elif action in keys.TWISTS:
+            self.controls.twist_key(action, modifiers)
         else:
             self.actions[action](index)
 
