@@ -46,3 +46,33 @@ def test_the_conical_swing_bottom_circles():
     assert sense != 0 and np.all(np.sign(np.diff(turn)) == sense)
     assert abs(turn[-1] - turn[0]) / (2 * np.pi) >= 4.0
     assert np.hypot(*(bottom[late] - top[late])[:, [0, 2]].T).min() > 0.03
+
+
+def heading(d: np.ndarray) -> np.ndarray:
+    """The unwrapped heading about the vertical of vectors (n, 3), anticlockwise seen
+    from above (a turn about +y)."""
+    return np.unwrap(np.arctan2(-d[:, 2], d[:, 0]))
+
+
+def test_the_twist_runs_down_and_swings_past():
+    """The top turned once round (anticlockwise from above) and held: the bottom half
+    hoop turns the same way, later; it swings past the top's new heading by more than a
+    radian, comes back below it, and the swing dies away (torsion pendulum)."""
+    sc = loader.load("twist")
+    m = sc.slinkies[0].anchor.motion
+    assert m is not None and m.stop is not None
+    _, ts, E = run("twist")
+    top = heading(E[:, 1] - E[:, 0])
+    bottom = heading(E[:, -1] - E[:, -2])
+    top, bottom = top - top[0], bottom - bottom[0]
+    turned = top[-1]
+    assert abs(turned - 2 * np.pi) < 0.05  # once round, anticlockwise, and held
+    after = ts > m.stop
+    lag = bottom[after] - turned
+    assert lag.max() > 1.0 and lag.min() < -0.5  # past it, and back below it
+    early, late = ts < m.stop + 3.0, ts > SECONDS - 3.0
+    assert np.abs(bottom[after & late] - turned).max() < 0.5 * np.abs(
+        bottom[after & early] - turned).max()
+    # the bottom lags the top while it turns
+    turning = (ts > m.start) & (ts < m.stop)
+    assert np.all(bottom[turning] <= top[turning] + 1e-9)
