@@ -27,6 +27,7 @@ from slinky3d.dynamics.couplings import grab_defaults, grab_substeps
 from slinky3d.dynamics.hand import DRIVE_SPEED, drive_acceleration
 from slinky3d.dynamics.solver import COMPILING
 from slinky3d.dynamics.solver3d import Solver3D, Solver3DError
+from slinky3d.dynamics.world_contact3d import WorldContact3D
 from slinky3d.model import chain, chain3d
 from slinky3d.runtime.snapshot import SlinkySnapshot
 from slinky3d.runtime.snapshot3d import slinky_snapshot
@@ -39,8 +40,6 @@ ADVICE = "run it with --solver planar"
 
 def unsupported(spec: SlinkySpec, world: World | None) -> str:
     """What of this Slinky's scene the 3D solver cannot run yet ('' if nothing)."""
-    if world is not None and world.solid:
-        return "world contact (the scene's [world]: floor, stairs, table)"
     far = spec.far
     if far.condition == "held":
         return "a far end held for ever (it lets go of a far end at t = 0 only)"
@@ -108,6 +107,7 @@ class SlinkySolver3D:
             raise Solver3DError(f"{name or 'the Slinky'}: the 3D solver cannot run {why} "
                                 f"yet; {ADVICE}")
         self.spec, self.p, self.h = spec, spec.params, float(h)
+        self.world = world
         self.T = chain3d.turn_about_vertical(turn)
         self.contact = spec.contact.enabled
         # the grab: the planar one's law and sub-steps (couplings.py)
@@ -130,6 +130,8 @@ class SlinkySolver3D:
         self.base = x.copy()  # the held end's rest position: a motion's origin
         self.solver = Solver3D(p, x, frames, anchor="free" if free else "clamped",
                                holder=holder, mass=MASS, h=self.h, contact=self.contact)
+        if self.world is not None and self.world.solid:
+            self.solver.world = WorldContact3D(self.world, T, p.N)
         self.t = 0.0
         self.k = 0  # steps taken: t = k h on the grid
         self.free = free
