@@ -35,6 +35,7 @@ from slinky3d.dynamics import articulated_body3d as ab
 from slinky3d.dynamics import coil_contact3d, integrator3d
 from slinky3d.dynamics.articulated_body import JIT
 from slinky3d.dynamics.lemke import lemke
+from slinky3d.dynamics.sleep import ON_WORLD
 from slinky3d.scene.world import World
 
 T_IMPLICIT = 0.6  # the springs' implicitness (world_contact.py's, and why)
@@ -59,6 +60,7 @@ NCOLS_PLANE = 21
 NCOLS_EDGE = 12
 # contacts, one row each: hoop, point (3), n (3), t1 (3), t2 (3), gap, surface
 NCOLS_CONTACT = 15
+EDGE = 1000  # a contact's surface number: planes from 0, edges from EDGE
 
 INF = 1e30
 
@@ -203,7 +205,8 @@ def detect(frames, ends, R, planes, edges, reach, out, t, n3):
             d = _edge_gap(E, e[0], e[1], e[2], n3)
             if d < reach:
                 _edge_tangents(E[3], E[4], E[5], n3[0], n3[1], n3[2], t)
-                m = _put(out, m, max(j - 1, 0), e[0], e[1], e[2], n3[0], n3[1], n3[2], t, d, 1000 + ie)
+                m = _put(out, m, max(j - 1, 0), e[0], e[1], e[2], n3[0], n3[1], n3[2], t, d,
+                         EDGE + ie)
         for k in range(nh):
             F = frames[k]
             # the arc's point nearest the edge's line: sampled, then golden section
@@ -235,7 +238,7 @@ def detect(frames, ends, R, planes, edges, reach, out, t, n3):
                 p1 = ends[k, 1] + R * (1.0 - c) * F[1, 0] + R * s * F[1, 1]
                 p2 = ends[k, 2] + R * (1.0 - c) * F[2, 0] + R * s * F[2, 1]
                 _edge_tangents(E[3], E[4], E[5], n3[0], n3[1], n3[2], t)
-                m = _put(out, m, k, p0, p1, p2, n3[0], n3[1], n3[2], t, d, 1000 + ie)
+                m = _put(out, m, k, p0, p1, p2, n3[0], n3[1], n3[2], t, d, EDGE + ie)
     return min(m, out.shape[0])
 
 
@@ -501,7 +504,7 @@ def _hull(xy: np.ndarray) -> list[int]:
     return sorted(set(lower[:-1] + upper[:-1])) if len(order) > 2 else order
 
 
-def reduced(cont: np.ndarray, locked: np.ndarray) -> np.ndarray:
+def reduced(cont: np.ndarray, locked: np.ndarray, planes: np.ndarray) -> np.ndarray:
     """The contacts that enter the solve: per rigid part (half hoops joined by locked
     coils) and plane, the vertices of the contact patch's convex hull in the plane
     (the others' impulses add no wrench these cannot give: the planar solver's two
@@ -512,12 +515,11 @@ def reduced(cont: np.ndarray, locked: np.ndarray) -> np.ndarray:
         keys.setdefault((int(part[int(r[0])]), int(r[14])), []).append(i)
     keep: list[int] = []
     for (_, surf), idx in keys.items():
-        if surf >= 1000 or len(idx) <= 3:
+        if surf >= EDGE or len(idx) <= 3:
             keep += idx
             continue
-        pts = cont[idx]
-        xy = np.stack([np.einsum("ij,ij->i", pts[:, 1:4], pts[:, 7:10]),
-                       np.einsum("ij,ij->i", pts[:, 1:4], pts[:, 10:13])], axis=1)
+        pts = cont[idx, 1:4]
+        xy = pts @ planes[surf, 4:10].reshape(2, 3).T  # in the plane's own tangents
         keep += [idx[i] for i in _hull(xy)]
     return np.array(sorted(keep), dtype=np.int64)
 
@@ -566,6 +568,21 @@ class WorldContact3D:
             s.k += 1
             s.t = s.k * s.h
 
+    def rest_pattern(self, s, speed: float) -> np.ndarray | None:
+        """Sleeping's test (sleep.py) in 3D: None unless every point of every arc moves
+        slower than `speed` and one is within ON_WORLD of the world; then which coils
+        are locked and which half hoops rest on the world."""
+        w = s.work
+        ab.kinematics(s.q, s.u, s.H, s.p.R, w.frames, w.ws, w.tmp)
+        if fastest(w.ws, s.p.R) >= speed:
+            return None
+        m = self.contacts(s, ON_WORLD)
+        if m == 0:
+            return None
+        on = np.zeros(s.p.N, np.bool_)
+        on[self.cont[:m, 0].astype(np.int64)] = True
+        return np.concatenate([w.presc, on])
+
     def piece(self, s, h: float) -> None:
         """One piece of h (module docstring)."""
         w, q, u, H, par, mode = s.work, s.q, s.u, s.H, s.par, s.mode
@@ -595,7 +612,16 @@ class WorldContact3D:
         if m_all:  # contacts at rest hold with mu_static
             r0 = np.zeros(3 * m_all)
             contact_rates(u, w.frames, self.ends, R, every, m_all, r0, self.vend, self.om)
-            mu_all[np.hypot(r0[1::3], r0[2::3]) < RESTING] = self.mu_static
+            a, b = r0[1::3], r0[2::3]
+            speed = np.hypot(a, b)
+            mu_all[speed < RESTING] = self.mu_static
+            # a sliding contact's pyramid turned so that one edge lies along its
+            # sliding: exactly mu against it (docs/model.md section 12)
+            go = speed >= RESTING
+            c_, s_ = a[go] / speed[go], b[go] / speed[go]
+            t1, t2 = every[go, 7:10].copy(), every[go, 10:13].copy()
+            every[go, 7:10] = c_[:, None] * t1 + s_[:, None] * t2
+            every[go, 10:13] = -s_[:, None] * t1 + c_[:, None] * t2
         added = np.zeros(m_all, np.bool_)
         lam = np.zeros(0)
         rf = np.zeros(0)
@@ -609,7 +635,7 @@ class WorldContact3D:
             sel = np.zeros(0, np.int64)
             if m_all:
                 keep = np.zeros(m_all, np.bool_)
-                keep[reduced(every, locked)] = True
+                keep[reduced(every, locked, self.planes)] = True
                 sel = np.nonzero(keep | added)[0]
             m = len(sel)
             cont = np.ascontiguousarray(every[sel])
