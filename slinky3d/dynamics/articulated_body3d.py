@@ -204,8 +204,8 @@ def _inv3(a, out, base):
 def aba(mode, q, u, H, tau, arm, par, presc, acc_p, qdd, jf, frames, ws, scr, tmp, d9):
     """Accelerations qdd = (v_dot, w_dot_1..w_dot_N) (w_dot in body components).
 
-    tau (3 + 3N): generalised forces, the joints' in body components (the base's are
-    unused); arm (N, 3, 3): each joint's armature, body components (a Rosenbrock
+    tau (3 + 3N): generalised forces, the joints' in body components (the base's:
+    world, used when free); arm (N, 3, 3): each joint's armature, body components (a Rosenbrock
     stage's implicit springs and damping). mode: CLAMPED, PIVOT or FREE (the base).
     presc (N,): the prescribed joints; acc_p (3 + 3N): their accelerations w_dot (body
     components), and a clamped or pivoted base's acceleration (world; unused when free).
@@ -472,8 +472,8 @@ def passes(mode, tau, arm, par, presc, acc_p, qdd, jf, frames, ws, scr, tmp, d9,
     a4 = par[P_G]
     if mode == FREE:
         # three massless prismatic joints at the base: S = [0; I], U = I^A[:, 3:],
-        # D = C; v_dot = C^-1 (tau_base - p_l - C (0, g, 0)), tau_base a force from
-        # outside the chain (the grab's, integrator3d.external_forces)
+        # D = C; v_dot = C^-1 (tau_base - p_l - C (0, g, 0)), tau_base the outside
+        # forces' sum (a point force's generalised force on a free base)
         d9[0], d9[1], d9[2] = C00, C01, C02
         d9[3], d9[4], d9[5] = C01, C11, C12
         d9[6], d9[7], d9[8] = C02, C12, C22

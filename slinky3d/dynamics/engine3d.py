@@ -30,8 +30,10 @@ from slinky3d.dynamics.hand import (
     drive_acceleration,
     twist_acceleration,
 )
+from slinky3d.dynamics.sleep import Rest, rest_speed
 from slinky3d.dynamics.solver import COMPILING
 from slinky3d.dynamics.solver3d import Solver3D, Solver3DError
+from slinky3d.dynamics.world_contact3d import WorldContact3D
 from slinky3d.model import chain, chain3d
 from slinky3d.runtime.snapshot import SlinkySnapshot
 from slinky3d.runtime.snapshot3d import slinky_snapshot
@@ -44,8 +46,6 @@ ADVICE = "run it with --solver planar"
 
 def unsupported(spec: SlinkySpec, world: World | None) -> str:
     """What of this Slinky's scene the 3D solver cannot run yet ('' if nothing)."""
-    if world is not None and world.solid:
-        return "world contact (the scene's [world]: floor, stairs, table)"
     if spec.contact.enabled and spec.contact.law != "rigid":
         return f"the '{spec.contact.law}' contact law (it has the rigid law, e = 0, only)"
     return ""
@@ -97,15 +97,16 @@ class SlinkySolver3D:
     any end point grabbed (grab3d, in the grab's sub-steps). `turn`: the scene's turn
     about the vertical (rad)."""
 
-    asleep = False  # it never sleeps: sleeping needs the world
-
     def __init__(self, spec: SlinkySpec, h: float, world: World | None = None,
-                 turn: float = 0.0, name: str = ""):
+                 turn: float = 0.0, name: str = "", sleep: bool = False):
         why = unsupported(spec, world)
         if why:
             raise Solver3DError(f"{name or 'the Slinky'}: the 3D solver cannot run {why} "
                                 f"yet; {ADVICE}")
         self.spec, self.p, self.h = spec, spec.params, float(h)
+        self.world = world
+        # sleeping at rest on the world (docs/solver.md, "Sleeping"): only with a world
+        self.sleeps = bool(sleep and world is not None and world.solid)
         self.T = chain3d.turn_about_vertical(turn)
         self.contact = spec.contact.enabled
         # the grab: the planar one's law and sub-steps (couplings.py)
@@ -133,16 +134,24 @@ class SlinkySolver3D:
         self._stopped = False  # the twist stopped in the step being taken
         self.solver = Solver3D(p, x, frames, anchor="free" if free else "clamped",
                                holder=holder, mass=MASS, h=self.h, contact=self.contact)
+        if self.world is not None and self.world.solid:
+            self.solver.world = WorldContact3D(self.world, T, p.N)
         self.t = 0.0
         self.k = 0  # steps taken: t = k h on the grid
+        self.rest = Rest()
         self.free = free
         self.hand = False  # a hand took over the anchored end from the scene's schedule
         self.drive_velocity = np.zeros(3)  # the hand's (world m/s)
         self.drive_wanted = np.zeros(3)
         self._moving = False
 
+    @property
+    def asleep(self) -> bool:
+        return self.rest.asleep
+
     def wake(self) -> None:
-        """Nothing to wake: it never sleeps."""
+        """Wake it (a command, a roll-back, a change of the world)."""
+        self.rest.wake()
 
     @property
     def q(self) -> np.ndarray:
@@ -181,12 +190,14 @@ class SlinkySolver3D:
         return (s.q.copy(), s.u.copy(), s.H.copy(), s.work.presc.copy(),
                 s.work.acc_p[:3].copy(), s.anchor, self.k, self.free, self.hand,
                 self.drive_velocity.copy(), self.drive_wanted.copy(), s.work.grab.copy(),
-                self.holder.copy(), self.twist_state.copy(), s.work.spin.copy())
+                self.holder.copy(), self.twist_state.copy(), s.work.spin.copy(),
+                self.rest.copy())
 
     def restore(self, state: tuple) -> None:
         s = self.solver
         (q, u, H, presc, acc, anchor, k, self.free, self.hand, dv, dw, grab, holder,
-         twist, spin) = state
+         twist, spin, rest) = state
+        self.rest = rest.copy()
         s.q[:], s.u[:], s.work.presc[:], s.work.acc_p[:3] = q, u, presc, acc
         s.work.grab[:] = grab
         self.holder[:], self.twist_state[:], s.work.spin[:] = holder, twist, spin
@@ -202,10 +213,11 @@ class SlinkySolver3D:
     def hashed(self) -> list[np.ndarray]:
         """What a state hash covers."""
         s = self.solver
+        rest = self.rest.hashed() if self.rest.counted() else []
         return [s.q, s.u, s.H, s.work.presc, s.work.acc_p[:3],
                 np.array([self.free, self.hand, self._moving], dtype=np.int64),
                 self.drive_velocity, self.drive_wanted, s.work.grab, self.holder,
-                self.twist_state, s.work.spin]
+                self.twist_state, s.work.spin, *rest]
 
     # -- what it holds -------------------------------------------------------
     def ends(self) -> np.ndarray:
@@ -289,6 +301,7 @@ class SlinkySolver3D:
     def grab(self, k: int, target=None) -> None:
         """Grab end point k (0 = anchored end .. N = far end), pulled toward `target`
         ((x, y) or (x, y, z), world m; None: where the point is)."""
+        self.wake()
         k = int(min(max(k, 0), self.p.N))
         E = self.ends()[k]
         to = E if target is None else chain3d.in_space(np.asarray(target, dtype=float))
@@ -316,6 +329,7 @@ class SlinkySolver3D:
             return "the anchored end is not held"
         if self.far_held(self.t):
             return "both ends are held: let go of one first"
+        self.wake()
         v = chain3d.in_space(np.asarray(velocity, dtype=float))
         speed = float(np.sqrt(v @ v))
         if not math.isfinite(speed):
@@ -368,6 +382,7 @@ class SlinkySolver3D:
             return ""
         if self.free:
             return "no end is held"
+        self.wake()
         self.hand = True
         self.settle()
         self._free_anchor()
@@ -435,6 +450,34 @@ class SlinkySolver3D:
 
     # -- stepping ------------------------------------------------------------
     def advance(self, nsteps: int) -> None:
+        """nsteps fixed steps of h. A Slinky that may sleep is advanced one step at a time
+        and checked for rest after each (sleep.py, as the planar solver); asleep, its
+        steps integrate nothing."""
+        if not self.sleeps:
+            self._advance(nsteps)
+            return
+        for left in range(int(nsteps), 0, -1):
+            if self.rest.asleep:
+                self._tick(left)
+                self.solver.k, self.solver.t = self.k, self.t
+                return
+            self._advance(1)
+            contacts = None
+            if self.solver.world is not None and self._left_alone():
+                contacts = self.solver.world.rest_pattern(self.solver,
+                                                          rest_speed(self.p.g, self.h))
+            if self.rest.count(contacts, self.h):
+                self.solver.impact_loss[0] += self.energy_account()[0]
+                self.solver.u[:] = 0.0
+                self.rest.asleep = True
+
+    def _left_alone(self) -> bool:
+        """Nothing from outside acts on it or is due to: no grab, no moving or scripted
+        end, no release to come."""
+        due = (not self.free and not self.hand and self.spec.anchor.condition == "released")
+        return not (self.grabbed is not None or self.driven or due)
+
+    def _advance(self, nsteps: int) -> None:
         """nsteps fixed steps of h, the anchored end let go at its release time (inside a
         step: the step split there, as the planar solver does)."""
         h = self.h

@@ -14,6 +14,7 @@ import numpy as np
 
 from slinky3d.dynamics import articulated_body3d as ab
 from slinky3d.dynamics import coil_contact3d, integrator3d
+from slinky3d.dynamics.world_contact3d import WorldContact3D
 from slinky3d.errors import SlinkyError
 from slinky3d.model import chain3d
 from slinky3d.model.params import Params
@@ -75,10 +76,19 @@ class Solver3D:
         self.smin = math.sin(p.theta_min)
         self.cwork = coil_contact3d.new_work(n)
         self.impact_loss = np.zeros(1)  # J: the kinetic energy the coils' impacts took
+        # the world it touches (world_contact3d.WorldContact3D; None: none)
+        self.world: WorldContact3D | None = None
 
     # -- stepping --------------------------------------------------------------
     def advance(self, nsteps: int) -> None:
-        """nsteps fixed steps of h."""
+        """nsteps fixed steps of h (near the world: world_contact3d's)."""
+        if self.world is not None:
+            self.world.advance(self, nsteps, self._advance)
+        else:
+            self._advance(nsteps)
+
+    def _advance(self, nsteps: int) -> None:
+        """nsteps fixed steps of h away from any world."""
         if self.contact:
             coil_contact3d.run(self.mode, self.q, self.u, self.H, self.h, int(nsteps),
                                self.par, self.smin, self.work, self.cwork, self.impact_loss)

@@ -64,7 +64,7 @@ class Simulation:
         else:
             self.slinkies = [
                 SlinkySolver3D(s, self.h, scene.world, scene.turn,
-                               f"{scene.title}: {s.name or f'Slinky {i + 1}'}")
+                               f"{scene.title}: {s.name or f'Slinky {i + 1}'}", self.sleep)
                 for i, s in enumerate(scene.slinkies)]
         self.status = ""
         self.rollbacks = 0

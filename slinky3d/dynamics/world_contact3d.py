@@ -1,0 +1,682 @@
+"""Contact of a 3D Slinky with the world: the floor, a table, stairs, with Coulomb
+friction (docs/model.md section 12, "The world in 3D"; docs/solver.md, "World contact
+in 3D").
+
+While any half hoop is near the world the 3D solver advances by the planar solver's
+time-stepping scheme (world_contact.py) in 3D: in pieces of at most PIECE,
+
+1. the free velocity u_f = u + h (M + T h C + T^2 h^2 G^T K G)^-1 F with the springs
+   at q + T h q_dot (one Rosenbrock stage: integrator3d's armature, T = 0.6), the coil
+   joints near closing *locked* (prescribed joints of the articulated-body solve, at
+   the rate that lands them on their bound: coil_contact3d's flat lock);
+2. the world contacts (`detect`): per half hoop and surface, the arc's closest point
+   (its lowest point toward a plane, found in closed form; its nearest point to a
+   block's edge), and every end point;
+3. one linear complementarity problem over them on the locked chain: normal impulse,
+   friction in a pyramid of DIRS directions with a sliding slack (Stewart and
+   Trinkle's form), solved by Lemke's method; its Delassus matrix from one repeated
+   articulated-body solve per contact direction (`delassus`);
+4. the locks checked: a locked coil whose contact moment pulls is freed, a free coil
+   that closes past its bound is locked, and the problem solved again;
+5. u+ = u_f + (M + ...)^-1 J^T lam, q+ = q + h q_dot(q, u+).
+
+The world is given in the scene's planar coordinates and turned with the scene
+(`turn`); a block reaches along the turned z without end, as in the model's plane.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from slinky3d.dynamics import articulated_body3d as ab
+from slinky3d.dynamics import coil_contact3d, integrator3d
+from slinky3d.dynamics.articulated_body import JIT
+from slinky3d.dynamics.lemke import lemke
+from slinky3d.dynamics.sleep import ON_WORLD
+from slinky3d.scene.world import World
+
+T_IMPLICIT = 0.6  # the springs' implicitness (world_contact.py's, and why)
+PIECE = 2e-3  # s: the longest piece of a step near the world
+NEAR = 0.01  # m: a point this near the world (plus two steps' travel) needs this scheme
+MARGIN = 2e-3  # m: a contact enters the solve this far out (plus a step's travel)
+MAX_CONTACTS = 96  # world contacts at once (the nearest kept)
+DIRS = 4  # friction directions: +-t1, +-t2 (the pyramid; docs/model.md section 12)
+LOCK_ROUNDS = 24  # rounds of the coil locks' check a piece
+PULL = 1e-9  # relative to the largest: a lock's contact this far below zero pulls
+TOUCH = 1e-7  # a coil this near its bound (in the opening s) is locked at the start
+INTERIOR = 1e-7  # m: an arc's inner point enters only this far below its ends
+REGULARIZE = 1e-6  # relative: added to the Delassus diagonal (redundant contacts; a
+# compliance that moves a resting contact's rate by ~1e-6 of g h: 4e-8 m/s at 4 ms)
+RESTING = 1e-3  # m/s: a contact slower than this at the start holds with mu_static
+
+# surfaces, one row each: a plane with n . p - off = gap, its tangents and its region
+# (lo <= u . p <= hi and lo2 <= v . p <= hi2)
+NCOLS_PLANE = 21
+# edges, one row each: a convex edge through c along e, outside where
+# (p - c) . na > 0 and (p - c) . nb > 0
+NCOLS_EDGE = 12
+# contacts, one row each: hoop, point (3), n (3), t1 (3), t2 (3), gap, surface
+NCOLS_CONTACT = 15
+EDGE = 1000  # a contact's surface number: planes from 0, edges from EDGE
+
+INF = 1e30
+
+
+def _plane(n, off, t1, t2, u=(0.0, 0.0, 0.0), lo=-INF, hi=INF, v=(0.0, 0.0, 0.0),
+           lo2=-INF, hi2=INF) -> np.ndarray:
+    return np.concatenate([n, [off], t1, t2, u, [lo, hi], v, [lo2, hi2]])
+
+
+def surfaces(world: World, turn: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(planes, edges) of the world turned by `turn` (3 x 3 about the vertical): the
+    floor, and each block's exposed faces and convex top edges (world.py's blocks: the
+    stairs' steps reach back to the landing's back, so a riser shows only above the
+    next step)."""
+    planes: list[np.ndarray] = []
+    edges: list[np.ndarray] = []
+    if world.floor is None:
+        return np.zeros((0, NCOLS_PLANE)), np.zeros((0, NCOLS_EDGE))
+    y = np.array([0.0, 1.0, 0.0])
+    x = turn @ np.array([1.0, 0.0, 0.0])
+    z = turn @ np.array([0.0, 0.0, 1.0])
+    floor = float(world.floor)
+    planes.append(_plane(y, floor, x, z))
+    tops = []  # (x0, x1, top) exposed top faces, and each block's front face's foot
+    if world.stairs is not None:
+        pieces = world.stairs.pieces()
+        blocks = world.stairs.blocks()
+        for k, (p, b) in enumerate(zip(pieces, blocks, strict=True)):
+            below = blocks[k + 1][2] if k + 1 < len(blocks) else floor
+            tops.append((p[0], p[1], p[2], below, b[0], k == 0))
+    if world.table is not None:
+        ex, ey, width = world.table
+        tops.append((ex - width, ex, ey, floor, ex - width, True))
+    for x0, x1, top, below, back, has_back in tops:
+        planes.append(_plane(y, top, x, z, x, x0, x1))  # the top
+        planes.append(_plane(x, x1, y, z, y, below, top))  # the front face
+        edges.append(np.concatenate([x1 * x + top * y, z, y, x]))
+        if has_back:
+            planes.append(_plane(-x, -back, y, z, y, floor, top))
+            edges.append(np.concatenate([back * x + top * y, z, y, -x]))
+    return np.array(planes), np.array(edges).reshape(-1, NCOLS_EDGE)
+
+
+@njit(**JIT)
+def _in_region(P, p0, p1, p2, tol):
+    a = P[10] * p0 + P[11] * p1 + P[12] * p2
+    if a < P[13] - tol or a > P[14] + tol:
+        return False
+    b = P[15] * p0 + P[16] * p1 + P[17] * p2
+    return P[18] - tol <= b <= P[19] + tol
+
+
+@njit(**JIT)
+def _put(out, m, k, p0, p1, p2, n0, n1, n2, t, gap, surf):
+    """Add a contact (a full list keeps the nearest)."""
+    at = m
+    if m >= out.shape[0]:
+        at = 0
+        for i in range(out.shape[0]):
+            if out[i, 13] > out[at, 13]:
+                at = i
+        if out[at, 13] <= gap:
+            return m
+    else:
+        m += 1
+    r = out[at]
+    r[0] = k
+    r[1], r[2], r[3] = p0, p1, p2
+    r[4], r[5], r[6] = n0, n1, n2
+    for i in range(6):
+        r[7 + i] = t[i]
+    r[13] = gap
+    r[14] = surf
+    return m
+
+
+@njit(**JIT)
+def _edge_tangents(e0, e1, e2, n0, n1, n2, t):
+    """t = (e, n x e): an edge contact's tangents."""
+    t[0], t[1], t[2] = e0, e1, e2
+    t[3] = n1 * e2 - n2 * e1
+    t[4] = n2 * e0 - n0 * e2
+    t[5] = n0 * e1 - n1 * e0
+
+
+@njit(**JIT)
+def _edge_gap(E, p0, p1, p2, out3):
+    """Distance of a point from an edge's line where it lies outside both faces (else
+    INF); out3 the unit normal."""
+    r0, r1, r2 = p0 - E[0], p1 - E[1], p2 - E[2]
+    if r0 * E[6] + r1 * E[7] + r2 * E[8] <= 0.0 or r0 * E[9] + r1 * E[10] + r2 * E[11] <= 0.0:
+        return INF
+    s = r0 * E[3] + r1 * E[4] + r2 * E[5]
+    r0 -= s * E[3]
+    r1 -= s * E[4]
+    r2 -= s * E[5]
+    d = math.sqrt(r0 * r0 + r1 * r1 + r2 * r2)
+    if d == 0.0:
+        return INF
+    out3[0], out3[1], out3[2] = r0 / d, r1 / d, r2 / d
+    return d
+
+
+@njit(**JIT)
+def detect(frames, ends, R, planes, edges, reach, out, t, n3):
+    """The world contacts within `reach` (m) into `out` (rows NCOLS_CONTACT); returns
+    how many. Every end point (on the half hoop below it, E_0 on the first), and per
+    half hoop the arc's inner point nearest a surface where it is nearer than both its
+    ends by INTERIOR; t (6,), n3 (3,): scratch."""
+    nh = frames.shape[0]
+    m = 0
+    for ip in range(planes.shape[0]):
+        P = planes[ip]
+        n0, n1, n2, off = P[0], P[1], P[2], P[3]
+        for i in range(6):
+            t[i] = P[4 + i]
+        for j in range(nh + 1):
+            e = ends[j]
+            gap = n0 * e[0] + n1 * e[1] + n2 * e[2] - off
+            if gap < reach and _in_region(P, e[0], e[1], e[2], 0.0):
+                m = _put(out, m, max(j - 1, 0), e[0], e[1], e[2], n0, n1, n2, t, gap, ip)
+        for k in range(nh):
+            F = frames[k]
+            A = R * (n0 * F[0, 0] + n1 * F[1, 0] + n2 * F[2, 0])
+            B = R * (n0 * F[0, 1] + n1 * F[1, 1] + n2 * F[2, 1])
+            r = math.sqrt(A * A + B * B)
+            if B >= 0.0 or -B < 1e-3 * r:  # the lowest point is an end
+                continue
+            c, s = A / r, -B / r
+            p0 = ends[k, 0] + R * F[0, 0] - R * c * F[0, 0] + R * s * F[0, 1]
+            p1 = ends[k, 1] + R * F[1, 0] - R * c * F[1, 0] + R * s * F[1, 1]
+            p2 = ends[k, 2] + R * F[2, 0] - R * c * F[2, 0] + R * s * F[2, 1]
+            gap = n0 * p0 + n1 * p1 + n2 * p2 - off
+            g0 = n0 * ends[k, 0] + n1 * ends[k, 1] + n2 * ends[k, 2] - off
+            g1 = n0 * ends[k + 1, 0] + n1 * ends[k + 1, 1] + n2 * ends[k + 1, 2] - off
+            if gap < reach and gap < min(g0, g1) - INTERIOR and _in_region(P, p0, p1, p2, 0.0):
+                m = _put(out, m, k, p0, p1, p2, n0, n1, n2, t, gap, ip)
+    for ie in range(edges.shape[0]):
+        E = edges[ie]
+        for j in range(nh + 1):
+            e = ends[j]
+            d = _edge_gap(E, e[0], e[1], e[2], n3)
+            if d < reach:
+                _edge_tangents(E[3], E[4], E[5], n3[0], n3[1], n3[2], t)
+                m = _put(out, m, max(j - 1, 0), e[0], e[1], e[2], n3[0], n3[1], n3[2], t, d,
+                         EDGE + ie)
+        for k in range(nh):
+            F = frames[k]
+            # the arc's point nearest the edge's line: sampled, then golden section
+            best, bphi = INF, 0.0
+            for i in range(1, 16):
+                phi = math.pi * i / 16.0
+                d = _arc_edge(E, ends[k], F, R, phi, n3)
+                if d < best:
+                    best, bphi = d, phi
+            if best >= reach:
+                continue
+            lo, hi = bphi - math.pi / 16.0, bphi + math.pi / 16.0
+            for _ in range(30):
+                a = hi - 0.618033988749895 * (hi - lo)
+                b = lo + 0.618033988749895 * (hi - lo)
+                if _arc_edge(E, ends[k], F, R, a, n3) < _arc_edge(E, ends[k], F, R, b, n3):
+                    hi = b
+                else:
+                    lo = a
+            phi = 0.5 * (lo + hi)
+            if phi <= 1e-3 or phi >= math.pi - 1e-3:
+                continue
+            d = _arc_edge(E, ends[k], F, R, phi, n3)
+            d0 = _edge_gap(E, ends[k, 0], ends[k, 1], ends[k, 2], t)
+            d1 = _edge_gap(E, ends[k + 1, 0], ends[k + 1, 1], ends[k + 1, 2], t)
+            if d < reach and d < min(d0, d1) - INTERIOR:
+                c, s = math.cos(phi), math.sin(phi)
+                p0 = ends[k, 0] + R * (1.0 - c) * F[0, 0] + R * s * F[0, 1]
+                p1 = ends[k, 1] + R * (1.0 - c) * F[1, 0] + R * s * F[1, 1]
+                p2 = ends[k, 2] + R * (1.0 - c) * F[2, 0] + R * s * F[2, 1]
+                _edge_tangents(E[3], E[4], E[5], n3[0], n3[1], n3[2], t)
+                m = _put(out, m, k, p0, p1, p2, n3[0], n3[1], n3[2], t, d, EDGE + ie)
+    return min(m, out.shape[0])
+
+
+@njit(**JIT)
+def _arc_edge(E, e, F, R, phi, n3):
+    """The edge's distance to the arc's point at phi (INF where not outside)."""
+    c, s = math.cos(phi), math.sin(phi)
+    p0 = e[0] + R * (1.0 - c) * F[0, 0] + R * s * F[0, 1]
+    p1 = e[1] + R * (1.0 - c) * F[1, 0] + R * s * F[1, 1]
+    p2 = e[2] + R * (1.0 - c) * F[2, 0] + R * s * F[2, 1]
+    return _edge_gap(E, p0, p1, p2, n3)
+
+
+@njit(**JIT)
+def end_points(ws, frames, R, ends):
+    """ends (N + 1, 3) from the kinematics' E_k and the last half hoop's d."""
+    n = frames.shape[0]
+    for k in range(n):
+        ends[k, 0], ends[k, 1], ends[k, 2] = ws[k, ab.EP], ws[k, ab.EP + 1], ws[k, ab.EP + 2]
+    F = frames[n - 1]
+    for i in range(3):
+        ends[n, i] = ends[n - 1, i] + 2.0 * R * F[i, 0]
+
+
+@njit(**JIT)
+def _point_forces(mode, k, p0, p1, p2, f0, f1, f2, frames, ends, tau):
+    """tau += the generalised forces of a point force f at p on half hoop k (grab3d's
+    map: f on a free base, R_j^T ((p - E_j) x f) on each joint j <= k)."""
+    if mode == ab.FREE:
+        tau[0] += f0
+        tau[1] += f1
+        tau[2] += f2
+    for j in range(k + 1):
+        r0, r1, r2 = p0 - ends[j, 0], p1 - ends[j, 1], p2 - ends[j, 2]
+        t0 = r1 * f2 - r2 * f1
+        t1 = r2 * f0 - r0 * f2
+        t2 = r0 * f1 - r1 * f0
+        F = frames[j]
+        i = 3 + 3 * j
+        tau[i] += F[0, 0] * t0 + F[1, 0] * t1 + F[2, 0] * t2
+        tau[i + 1] += F[0, 1] * t0 + F[1, 1] * t1 + F[2, 1] * t2
+        tau[i + 2] += F[0, 2] * t0 + F[1, 2] * t1 + F[2, 2] * t2
+
+
+@njit(**JIT)
+def contact_rates(du, frames, ends, R, cont, m, out, vend, om):
+    """out[3c + i] = the rate of contact c along its direction i (n, t1, t2) for the
+    generalised velocities du (E_1's velocity, the joints' body rates); vend, om
+    (N, 3): scratch (each half hoop's E_k velocity and angular velocity)."""
+    n = frames.shape[0]
+    v0, v1, v2 = du[0], du[1], du[2]
+    o0 = o1 = o2 = 0.0
+    for k in range(n):
+        F = frames[k]
+        j = 3 + 3 * k
+        o0 += F[0, 0] * du[j] + F[0, 1] * du[j + 1] + F[0, 2] * du[j + 2]
+        o1 += F[1, 0] * du[j] + F[1, 1] * du[j + 1] + F[1, 2] * du[j + 2]
+        o2 += F[2, 0] * du[j] + F[2, 1] * du[j + 1] + F[2, 2] * du[j + 2]
+        vend[k, 0], vend[k, 1], vend[k, 2] = v0, v1, v2
+        om[k, 0], om[k, 1], om[k, 2] = o0, o1, o2
+        d0, d1, d2 = 2.0 * R * F[0, 0], 2.0 * R * F[1, 0], 2.0 * R * F[2, 0]
+        v0 += o1 * d2 - o2 * d1
+        v1 += o2 * d0 - o0 * d2
+        v2 += o0 * d1 - o1 * d0
+    for c in range(m):
+        r = cont[c]
+        k = int(r[0])
+        x0, x1, x2 = r[1] - ends[k, 0], r[2] - ends[k, 1], r[3] - ends[k, 2]
+        w0 = vend[k, 0] + om[k, 1] * x2 - om[k, 2] * x1
+        w1 = vend[k, 1] + om[k, 2] * x0 - om[k, 0] * x2
+        w2 = vend[k, 2] + om[k, 0] * x1 - om[k, 1] * x0
+        for i in range(3):
+            out[3 * c + i] = w0 * r[4 + 3 * i] + w1 * r[5 + 3 * i] + w2 * r[6 + 3 * i]
+
+
+@njit(**JIT)
+def implicit_forces(mode, q, u, H, h, par, w):
+    """The piece's armature T h C_D I + T^2 h^2 G^T K G (w.arm, w.G) and forces (w.tau):
+    the joints' springs at q + T h q_dot and dampers at u, and the grab."""
+    gh = T_IMPLICIT * h
+    integrator3d._start(mode, q, gh, gh * gh, par, w)
+    for j in range(3):
+        w.qx[j] = gh * u[j]
+        w.vdamp[j] = u[j]
+    for k in range(w.G.shape[0]):
+        j = 3 + 3 * k
+        Gk = w.G[k]
+        for i in range(3):
+            w.qx[j + i] = gh * (Gk[i, 0] * u[j] + Gk[i, 1] * u[j + 1] + Gk[i, 2] * u[j + 2])
+            w.vdamp[j + i] = u[j + i]
+    integrator3d.joint_forces(mode, q, w.qx, w.vdamp, par, w.G, w.tau)
+    integrator3d.external_forces(mode, q, H, par, w)
+
+
+@njit(**JIT)
+def lock_targets(q, u, h, smin, locked, acc_p, tmp):
+    """acc_p's joint rows: a locked coil's rate change over h to the rate that brings
+    its opening to its bound at the piece's end (along the opening's gradient in w;
+    0 for a coil on its bound: the flat lock). A coil inside its bound is held there,
+    not pushed out (which would put energy in)."""
+    for k in range(locked.shape[0]):
+        j = 3 + 3 * k
+        if not locked[k]:
+            acc_p[j] = acc_p[j + 1] = acc_p[j + 2] = 0.0
+            continue
+        p0, p1, p2 = q[j], q[j + 1], q[j + 2]
+        gap = coil_contact3d.opening(p0, p1, p2) - smin
+        ab.exp_rot(p0, p1, p2, tmp)
+        g1, g2 = tmp[2, 2], -tmp[2, 1]  # ds/dt = g . w (coil_contact3d.opening_rate)
+        rate = -max(gap, 0.0) / h / (g1 * g1 + g2 * g2)
+        acc_p[j] = -u[j] / h
+        acc_p[j + 1] = (rate * g1 - u[j + 1]) / h
+        acc_p[j + 2] = (rate * g2 - u[j + 2]) / h
+
+
+@njit(**JIT)
+def delassus(mode, par, w, presc, acc_p, tau, qdd0, cont, m, ends, R, D, tau_e, du, rates,
+             vend, om):
+    """D[:, 3c + i] = every contact direction's rate per unit impulse along contact c's
+    direction i, on the chain as last solved (its locks): one repeated articulated-body
+    solve a direction, its velocity products kept (the difference from qdd0, the same
+    solve without the impulse, is the response)."""
+    nq = tau.shape[0]
+    for c in range(m):
+        r = cont[c]
+        k = int(r[0])
+        for i in range(3):
+            for j in range(nq):
+                tau_e[j] = tau[j]
+            _point_forces(mode, k, r[1], r[2], r[3], r[4 + 3 * i], r[5 + 3 * i],
+                          r[6 + 3 * i], w.frames, ends, tau_e)
+            ab.passes(mode, tau_e, w.arm, par, presc, acc_p, w.qdd, w.jf, w.frames, w.ws,
+                      w.scr, w.tmp, w.d9, False)
+            for j in range(nq):
+                du[j] = w.qdd[j] - qdd0[j]
+            contact_rates(du, w.frames, ends, R, cont, m, rates, vend, om)
+            for a in range(3 * m):
+                D[a, 3 * c + i] = rates[a]
+    w.evaluations[0] += 3 * m
+
+
+@njit(**JIT)
+def with_impulses(mode, par, w, presc, acc_p, tau, cont, m, lam, h, ends, tau_f):
+    """tau_f = tau + the world impulses lam (3 per contact, along n, t1, t2) as forces
+    over h; the chain solved with them (w.qdd, w.jf)."""
+    for j in range(tau.shape[0]):
+        tau_f[j] = tau[j]
+    for c in range(m):
+        r = cont[c]
+        f0 = f1 = f2 = 0.0
+        for i in range(3):
+            li = lam[3 * c + i] / h
+            f0 += li * r[4 + 3 * i]
+            f1 += li * r[5 + 3 * i]
+            f2 += li * r[6 + 3 * i]
+        _point_forces(mode, int(r[0]), r[1], r[2], r[3], f0, f1, f2, w.frames, ends, tau_f)
+    ab.passes(mode, tau_f, w.arm, par, presc, acc_p, w.qdd, w.jf, w.frames, w.ws, w.scr,
+              w.tmp, w.d9, False)
+    w.evaluations[0] += 1
+
+
+@njit(**JIT)
+def coil_check(q, u, h, smin, first, eligible, locked, c, tmp):
+    """(the most pulling locked coil or -1, whether a free coil closes past its bound
+    over h at the rates u; those are locked in `locked`)."""
+    big = 0.0
+    for k in range(locked.shape[0]):
+        if locked[k]:
+            big = max(big, abs(c[k]))
+    worst, at = -PULL * big, -1
+    closing = False
+    for k in range(first, locked.shape[0]):
+        j = 3 + 3 * k
+        if locked[k]:
+            if c[k] < worst:
+                worst, at = c[k], k
+            continue
+        if not eligible:
+            continue
+        p0, p1, p2 = q[j], q[j + 1], q[j + 2]
+        gap = coil_contact3d.opening(p0, p1, p2) - smin
+        rate = coil_contact3d.opening_rate(p0, p1, p2, u[j], u[j + 1], u[j + 2], tmp)
+        if gap + h * rate < -1e-12:
+            locked[k] = True
+            closing = True
+    return at, closing
+
+
+@njit(**JIT)
+def move(mode, q, u, H, h, w):
+    """q += h q_dot(q, u), then an unsprung joint 1's chart moved on (integrator3d)."""
+    integrator3d.rates(q, u, w.vd)
+    for j in range(q.shape[0]):
+        q[j] += h * w.vd[j]
+    integrator3d._rechart(mode, q, H, w.tmp, w.d9)
+
+
+@njit(**JIT)
+def fastest(ws, R):
+    """A bound on any arc point's speed: the end points' and R |omega| (m/s)."""
+    v = 0.0
+    for k in range(ws.shape[0]):
+        r = ws[k]
+        a = math.sqrt(r[ab.EV] ** 2 + r[ab.EV + 1] ** 2 + r[ab.EV + 2] ** 2)
+        o = math.sqrt(r[ab.OM] ** 2 + r[ab.OM + 1] ** 2 + r[ab.OM + 2] ** 2)
+        v = max(v, a + 2.0 * R * o)
+    return v
+
+
+def friction_lcp(D: np.ndarray, rf: np.ndarray, gaps: np.ndarray, mu: np.ndarray,
+                 h: float, eps: float) -> tuple[np.ndarray, bool]:
+    """The contacts' impulses (3m: n, t1, t2 each) from Stewart and Trinkle's LCP with the
+    pyramid of DIRS directions: per contact lam_n, beta (+t1, -t1, +t2, -t2), the
+    sliding slack; rf the free rates, D the Delassus matrix. (lam, solved)."""
+    m = len(gaps)
+    nz = 6 * m
+    B = np.zeros((3 * m, nz))
+    for c in range(m):
+        B[3 * c, 6 * c] = 1.0
+        B[3 * c + 1, 6 * c + 1], B[3 * c + 1, 6 * c + 2] = 1.0, -1.0
+        B[3 * c + 2, 6 * c + 3], B[3 * c + 2, 6 * c + 4] = 1.0, -1.0
+    A = B.T @ (D + eps * np.eye(3 * m)) @ B
+    b = B.T @ rf
+    for c in range(m):
+        i = 6 * c
+        A[i + 1:i + 5, i + 5] = 1.0
+        A[i + 5, i] = mu[c]
+        A[i + 5, i + 1:i + 5] = -1.0
+        A[i + 5, i + 5] = 0.0
+        b[i] += max(gaps[c], 0.0) / h  # a point inside stays there, not pushed out
+        b[i + 5] = 0.0
+    z = np.zeros(nz)
+    T = np.zeros((nz + 1, nz + 2))
+    pivots = lemke(A, b, nz, z, T, np.zeros(nz, np.int64), np.zeros(2 * nz + 1, np.int64),
+                   50 * nz + 100)
+    wv = A @ z + b
+    scale = 1.0 + float(np.abs(b).max())
+    # Lemke's answer is kept only if it solves the LCP (redundant contacts make the
+    # matrix near singular, where its pivots can lose the answer)
+    ok = bool(wv.min() >= -1e-9 * scale
+              and float(np.abs(wv * z).max()) <= 1e-9 * scale * (1 + np.abs(z).max()))
+    _ = pivots
+    return B @ z, bool(ok)
+
+
+def _hull(xy: np.ndarray) -> list[int]:
+    """The indices of the 2D convex hull's vertices of the points xy (Andrew's monotone
+    chain; collinear points between two vertices left out)."""
+    order = sorted(range(len(xy)), key=lambda i: (xy[i, 0], xy[i, 1]))
+
+    def half(idx):
+        out: list[int] = []
+        for i in idx:
+            while len(out) >= 2:
+                a, b = xy[out[-2]], xy[out[-1]]
+                if (b[0] - a[0]) * (xy[i, 1] - a[1]) - (b[1] - a[1]) * (xy[i, 0] - a[0]) > 1e-12:
+                    break
+                out.pop()
+            out.append(i)
+        return out
+
+    lower, upper = half(order), half(order[::-1])
+    return sorted(set(lower[:-1] + upper[:-1])) if len(order) > 2 else order
+
+
+def reduced(cont: np.ndarray, locked: np.ndarray, planes: np.ndarray) -> np.ndarray:
+    """The contacts that enter the solve: per rigid part (half hoops joined by locked
+    coils) and plane, the vertices of the contact patch's convex hull in the plane
+    (the others' impulses add no wrench these cannot give: the planar solver's two
+    outermost, in 2D); every edge contact. The rest is checked after the solve."""
+    part = np.cumsum(~np.concatenate([[True], locked[1:]]))
+    keys: dict[tuple[int, int], list[int]] = {}
+    for i, r in enumerate(cont):
+        keys.setdefault((int(part[int(r[0])]), int(r[14])), []).append(i)
+    keep: list[int] = []
+    for (_, surf), idx in keys.items():
+        if surf >= EDGE or len(idx) <= 3:
+            keep += idx
+            continue
+        pts = cont[idx, 1:4]
+        xy = pts @ planes[surf, 4:10].reshape(2, 3).T  # in the plane's own tangents
+        keep += [idx[i] for i in _hull(xy)]
+    return np.array(sorted(keep), dtype=np.int64)
+
+
+class WorldContact3D:
+    """The world of one 3D Slinky (`Solver3D.world`): its steps near the world by the
+    scheme of the module docstring, the others by the solver's own step."""
+
+    def __init__(self, world: World, turn: np.ndarray, n: int):
+        self.planes, self.edges = surfaces(world, np.asarray(turn, float))
+        self.mu, self.mu_static = float(world.mu), float(world.mu_static)
+        self.cont = np.zeros((MAX_CONTACTS, NCOLS_CONTACT))
+        self.ends = np.zeros((n + 1, 3))
+        self.vend = np.zeros((n, 3))
+        self.om = np.zeros((n, 3))
+        self._t, self._n3 = np.zeros(6), np.zeros(3)
+        self.pieces = 0  # pieces taken near the world
+        self.failed = 0  # LCPs whose answer failed the check (the frictionless one used)
+        self.last_contacts = 0  # world contacts in the last piece
+
+    def contacts(self, s, reach: float) -> int:
+        """The world contacts within `reach` of the solver's state now (self.cont)."""
+        w = s.work
+        ab.kinematics(s.q, s.u, s.H, s.p.R, w.frames, w.ws, w.tmp)
+        end_points(w.ws, w.frames, s.p.R, self.ends)
+        return int(detect(w.frames, self.ends, s.p.R, self.planes, self.edges, reach,
+                          self.cont, self._t, self._n3))
+
+    def near(self, s, h: float) -> bool:
+        """Whether any point is within NEAR plus two steps' travel of the world."""
+        w = s.work
+        ab.kinematics(s.q, s.u, s.H, s.p.R, w.frames, w.ws, w.tmp)
+        reach = NEAR + 2.0 * h * fastest(w.ws, s.p.R)
+        return self.contacts(s, reach) > 0
+
+    def advance(self, s, nsteps: int, plain) -> None:
+        """nsteps steps of s.h: near the world in pieces (`piece`), else `plain(1)`."""
+        h = s.h
+        for _ in range(int(nsteps)):
+            if not self.near(s, h):
+                plain(1)
+                continue
+            k = max(1, math.ceil(h / PIECE - 1e-9))
+            for _ in range(k):
+                self.piece(s, h / k)
+            s.k += 1
+            s.t = s.k * s.h
+
+    def rest_pattern(self, s, speed: float) -> np.ndarray | None:
+        """Sleeping's test (sleep.py) in 3D: None unless every point of every arc moves
+        slower than `speed` and one is within ON_WORLD of the world; then which coils
+        are locked and which half hoops rest on the world."""
+        w = s.work
+        ab.kinematics(s.q, s.u, s.H, s.p.R, w.frames, w.ws, w.tmp)
+        if fastest(w.ws, s.p.R) >= speed:
+            return None
+        m = self.contacts(s, ON_WORLD)
+        if m == 0:
+            return None
+        on = np.zeros(s.p.N, np.bool_)
+        on[self.cont[:m, 0].astype(np.int64)] = True
+        return np.concatenate([w.presc, on])
+
+    def piece(self, s, h: float) -> None:
+        """One piece of h (module docstring)."""
+        w, q, u, H, par, mode = s.work, s.q, s.u, s.H, s.par, s.mode
+        n = s.p.N
+        R = s.p.R
+        self.pieces += 1
+        implicit_forces(mode, q, u, H, h, par, w)
+        tau = w.tau.copy()
+        ab.kinematics(q, u, H, R, w.frames, w.ws, w.tmp)
+        reach = MARGIN + h * fastest(w.ws, R)
+        m_all = self.contacts(s, reach)
+        every = self.cont[:m_all].copy()
+        first = 0 if mode == ab.CLAMPED else 1
+        locked = np.zeros(n, np.bool_)
+        if s.contact:
+            gaps = np.array([coil_contact3d.opening(*u3) for u3 in q[3:].reshape(n, 3)]) - s.smin
+            locked[first:] = gaps[first:] <= TOUCH
+            locked |= w.presc  # the coils the last step left locked stay so
+            locked[:first] = False
+        acc_p = np.zeros_like(w.acc_p)
+        acc_p[:3] = w.acc_p[:3]  # a driven base's acceleration
+        qdd0 = np.zeros_like(u)
+        tau_e, du = np.zeros_like(u), np.zeros_like(u)
+        tau_f = np.zeros_like(u)
+        c = np.zeros(n)
+        mu_all = np.full(m_all, self.mu)
+        if m_all:  # contacts at rest hold with mu_static
+            r0 = np.zeros(3 * m_all)
+            contact_rates(u, w.frames, self.ends, R, every, m_all, r0, self.vend, self.om)
+            a, b = r0[1::3], r0[2::3]
+            speed = np.hypot(a, b)
+            mu_all[speed < RESTING] = self.mu_static
+            # a sliding contact's pyramid turned so that one edge lies along its
+            # sliding: exactly mu against it (docs/model.md section 12)
+            go = speed >= RESTING
+            c_, s_ = a[go] / speed[go], b[go] / speed[go]
+            t1, t2 = every[go, 7:10].copy(), every[go, 10:13].copy()
+            every[go, 7:10] = c_[:, None] * t1 + s_[:, None] * t2
+            every[go, 10:13] = -s_[:, None] * t1 + c_[:, None] * t2
+        added = np.zeros(m_all, np.bool_)
+        lam = np.zeros(0)
+        rf = np.zeros(0)
+        cont = every[:0]
+        for _ in range(LOCK_ROUNDS):
+            lock_targets(q, u, h, s.smin, locked, acc_p, w.tmp)
+            ab.aba(mode, q, u, H, tau, w.arm, par, locked, acc_p, w.qdd, w.jf, w.frames,
+                   w.ws, w.scr, w.tmp, w.d9)
+            w.evaluations[0] += 1
+            qdd0[:] = w.qdd
+            sel = np.zeros(0, np.int64)
+            if m_all:
+                keep = np.zeros(m_all, np.bool_)
+                keep[reduced(every, locked, self.planes)] = True
+                sel = np.nonzero(keep | added)[0]
+            m = len(sel)
+            cont = np.ascontiguousarray(every[sel])
+            lam = np.zeros(3 * m)
+            rf = np.zeros(3 * m)
+            if m:
+                D = np.zeros((3 * m, 3 * m))
+                delassus(mode, par, w, locked, acc_p, tau, qdd0, cont, m, self.ends, R, D,
+                         tau_e, du, np.zeros(3 * m), self.vend, self.om)
+                contact_rates(u + h * qdd0, w.frames, self.ends, R, cont, m, rf, self.vend,
+                              self.om)
+                D = 0.5 * (D + D.T)
+                diag = max(float(np.abs(np.diag(D)).max()), 1e-300)
+                mu = mu_all[sel]
+                lam, ok = friction_lcp(D, rf, cont[:, 13], mu, h, REGULARIZE * diag)
+                if not ok:
+                    lam, ok = friction_lcp(D, rf, cont[:, 13], mu, h, 1e-4 * diag)
+                if not ok:
+                    self.failed += 1
+                    lam, _ = friction_lcp(D, rf, cont[:, 13], np.zeros(m), h, 1e-4 * diag)
+            with_impulses(mode, par, w, locked, acc_p, tau, cont, m, lam, h, self.ends, tau_f)
+            vplus = u + h * w.qdd
+            if m_all > m:  # a contact left out that closes past its gap joins
+                r1 = np.zeros(3 * m_all)
+                contact_rates(vplus, w.frames, self.ends, R, every, m_all, r1, self.vend,
+                              self.om)
+                past = (np.maximum(every[:, 13], 0.0) + h * r1[0::3] < -1e-9) & ~keep
+                if past.any():
+                    added |= past
+                    continue
+            if not s.contact:
+                break
+            coil_contact3d.contacts(first, q, H, w.jf - tau_f, w.frames, c)
+            at, closing = coil_check(q, vplus, h, s.smin, first, True, locked, c, w.tmp)
+            if closing:
+                continue
+            if at >= 0:
+                locked[at] = False
+                continue
+            break
+        self.last_contacts = len(cont)
+        u[:] = u + h * w.qdd
+        move(mode, q, u, H, h, w)
+        w.presc[:] = locked
