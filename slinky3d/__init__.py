@@ -29,7 +29,7 @@ _API = {
     "replay": ("slinky3d.runtime.commands", "replay"),
     **{name: ("slinky3d.runtime.commands", name) for name in (
         "Grab", "Move", "Release", "Reset", "Pause", "Resume", "TogglePause", "Step",
-        "TimeScale", "Load", "DriveBase", "LetGo", "TakeHold")},
+        "TimeScale", "Load", "DriveBase", "TwistBase", "LetGo", "TakeHold")},
 }
 
 __all__ = ["__version__", *_API]

@@ -24,7 +24,12 @@ from slinky3d.dynamics import articulated_body3d as ab
 from slinky3d.dynamics import coil_contact3d, grab3d, integrator3d
 from slinky3d.dynamics.articulated_body import JIT
 from slinky3d.dynamics.couplings import grab_defaults, grab_substeps
-from slinky3d.dynamics.hand import DRIVE_SPEED, drive_acceleration
+from slinky3d.dynamics.hand import (
+    DRIVE_SPEED,
+    TWIST_SPEED,
+    drive_acceleration,
+    twist_acceleration,
+)
 from slinky3d.dynamics.solver import COMPILING
 from slinky3d.dynamics.solver3d import Solver3D, Solver3DError
 from slinky3d.model import chain, chain3d
@@ -43,9 +48,6 @@ def unsupported(spec: SlinkySpec, world: World | None) -> str:
         return "world contact (the scene's [world]: floor, stairs, table)"
     if spec.contact.enabled and spec.contact.law != "rigid":
         return f"the '{spec.contact.law}' contact law (it has the rigid law, e = 0, only)"
-    m = spec.anchor.motion
-    if spec.anchor.condition == "scripted" and m is not None and m.rot_amplitude != 0.0:
-        return "a scripted end's rotation (motion.rot_amplitude)"
     return ""
 
 
@@ -124,6 +126,11 @@ class SlinkySolver3D:
         x, frames, holder = chain3d.from_planar(q, p.R)
         x, frames, holder = T @ x, T @ frames, T @ holder
         self.base = x.copy()  # the held end's rest position: a motion's origin
+        self.holder = holder.copy()  # the held end's frame before a motion's or a
+        # twist's turn (`_turn_holder`), and the twist: [angle, rate, wanted rate]
+        self.twist_state = np.zeros(3)
+        self._turning = False
+        self._stopped = False  # the twist stopped in the step being taken
         self.solver = Solver3D(p, x, frames, anchor="free" if free else "clamped",
                                holder=holder, mass=MASS, h=self.h, contact=self.contact)
         self.t = 0.0
@@ -157,7 +164,7 @@ class SlinkySolver3D:
     @property
     def driven(self) -> bool:
         """Something may be putting energy in: a scripted anchor or a moving hand."""
-        return self._moving or (self.motion is not None and not self.free)
+        return self._moving or self._turning or (self.motion is not None and not self.free)
 
     def far_held(self, t: float) -> bool:
         """Whether the far end is held at time t (never once a hand took over)."""
@@ -173,13 +180,18 @@ class SlinkySolver3D:
         s = self.solver
         return (s.q.copy(), s.u.copy(), s.H.copy(), s.work.presc.copy(),
                 s.work.acc_p[:3].copy(), s.anchor, self.k, self.free, self.hand,
-                self.drive_velocity.copy(), self.drive_wanted.copy(), s.work.grab.copy())
+                self.drive_velocity.copy(), self.drive_wanted.copy(), s.work.grab.copy(),
+                self.holder.copy(), self.twist_state.copy(), s.work.spin.copy())
 
     def restore(self, state: tuple) -> None:
         s = self.solver
-        (q, u, H, presc, acc, anchor, k, self.free, self.hand, dv, dw, grab) = state
+        (q, u, H, presc, acc, anchor, k, self.free, self.hand, dv, dw, grab, holder,
+         twist, spin) = state
         s.q[:], s.u[:], s.work.presc[:], s.work.acc_p[:3] = q, u, presc, acc
         s.work.grab[:] = grab
+        self.holder[:], self.twist_state[:], s.work.spin[:] = holder, twist, spin
+        self._turning = bool(twist[1] != 0.0 or twist[2] != 0.0)
+        s.touched()
         s.H = H.copy()
         s.anchor, s.mode = anchor, chain3d.ANCHORS.index(anchor)
         self.drive_velocity[:], self.drive_wanted[:] = dv, dw
@@ -192,7 +204,8 @@ class SlinkySolver3D:
         s = self.solver
         return [s.q, s.u, s.H, s.work.presc, s.work.acc_p[:3],
                 np.array([self.free, self.hand, self._moving], dtype=np.int64),
-                self.drive_velocity, self.drive_wanted, s.work.grab]
+                self.drive_velocity, self.drive_wanted, s.work.grab, self.holder,
+                self.twist_state, s.work.spin]
 
     # -- what it holds -------------------------------------------------------
     def ends(self) -> np.ndarray:
@@ -309,12 +322,39 @@ class SlinkySolver3D:
             return f"velocity {velocity!r} is not finite"
         if speed > DRIVE_SPEED:
             v *= DRIVE_SPEED / speed
-        if not self.hand:
-            self.hand = True
-            self.drive_velocity[:] = self.solver.u[:3]
+        self._take_over()
         self.drive_wanted[:] = v
         self._moving = bool(self.drive_velocity.any() or self.drive_wanted.any())
         return ""
+
+    def twist(self, rate: float) -> str:
+        """Turn the held anchored end about the vertical through it toward `rate`
+        (rad/s, counter-clockwise seen from above) with at most TWIST_ACCELERATION;
+        '' or why not. The hand takes over a scripted end where it is, as `drive`."""
+        if self.free:
+            return "the anchored end is not held"
+        if self.far_held(self.t):
+            return "both ends are held: let go of one first"
+        rate = float(rate)
+        if not math.isfinite(rate):
+            return f"rate {rate!r} is not finite"
+        self._take_over()
+        self.twist_state[2] = max(-TWIST_SPEED, min(TWIST_SPEED, rate))
+        self._turning = bool(self.twist_state[1] != 0.0 or self.twist_state[2] != 0.0)
+        return ""
+
+    def _take_over(self) -> None:
+        """A hand takes over the anchored end from the scene's schedule: a scripted end
+        where it is, moving at the speed it has, turned as it is."""
+        if self.hand:
+            return
+        self.hand = True
+        if not self.free:
+            self.drive_velocity[:] = self.solver.u[:3]
+            self._moving = bool(self.drive_velocity.any())
+            self.holder[:] = self.solver.H
+            self.twist_state[:] = 0.0
+            self._spin(np.zeros(3))
 
     def let_go(self) -> str:
         """Let go of the held end now; '' or why not. With both ends held, the anchored
@@ -370,19 +410,28 @@ class SlinkySolver3D:
         self.drive_velocity[:] = 0.0
         self.drive_wanted[:] = 0.0
         self._moving = False
+        self.holder[:] = self.solver.H  # the hand's holder, still
+        self.twist_state[:] = 0.0
+        self._turning = False
 
     def settle(self) -> None:
         """A moving hand stops where it is (a roll-back to a state at rest)."""
         self.drive_velocity[:] = 0.0
         self.drive_wanted[:] = 0.0
         self._moving = False
+        self.twist_state[1:] = 0.0
+        self._turning = False
+        self._spin(np.zeros(3))
         if not self.free:
             self.solver.drive(np.zeros(3))
 
     def _free_anchor(self) -> None:
+        self._spin(np.zeros(3))
         self.solver.let_go()
         self.free = True
         self._moving = False
+        self._turning = False
+        self.twist_state[1:] = 0.0
 
     # -- stepping ------------------------------------------------------------
     def advance(self, nsteps: int) -> None:
@@ -428,7 +477,10 @@ class SlinkySolver3D:
     def _run(self, k: int) -> None:
         s = self.solver
         motion = None if self.free else self.motion
-        while k > 0 and (self._moving or motion is not None or self.grabbed is not None):
+        while k > 0 and (self._moving or self._turning or motion is not None
+                         or self.grabbed is not None):
+            if self._turning:
+                self._twist_step()
             if self._moving:
                 self._hand_step()
             elif motion is not None:
@@ -444,6 +496,9 @@ class SlinkySolver3D:
             self._one_step()
             self._tick(1)
             k -= 1
+            if self._stopped:  # the twist's last step: the holder where it stopped
+                self._turn_holder(chain3d.UP, self.twist_state[0], 0.0)
+                self._stopped = False
             if not self.free and not self._moving:
                 s.drive(np.zeros(3))  # a hand at rest after that step stays there (a
                 # motion sets its drive again at the next step)
@@ -484,6 +539,48 @@ class SlinkySolver3D:
             s.q[:3] = self.base + T @ pos
             s.u[:3] = T @ vel
         s.drive(T @ motion.path(t + 0.5 * self.h)[2])
+        if motion.rot_amplitude != 0.0 and t >= motion.start:
+            axis = T @ motion.axis()
+            if t < motion.start + self.h:
+                # a sine's jump of the turning rate at `start` turns the whole Slinky
+                # with the holder, as the planar kernels' base rate does (its joints'
+                # rates kept): half hoop 1's rate, on which the others' are relative
+                jump = motion.at(float(np.nextafter(motion.start, math.inf)))[1][2]
+                R1 = s.H @ chain3d.FLIP @ chain3d.exp_map(s.q[3:6])
+                s.u[3:6] += R1.T @ (jump * axis)
+            # the holder turned to the step's middle (`_turn_holder`)
+            pose, rate, _ = motion.at(t + 0.5 * self.h)
+            self._turn_holder(axis, pose[2], rate[2])
+
+    def _twist_step(self) -> None:
+        """The twisting hand over the next step: its angular acceleration toward the
+        wanted rate (hand.twist_acceleration), the holder turned to the step's middle."""
+        angle, rate, wanted = self.twist_state
+        h = self.h
+        a, rate_end = twist_acceleration(rate, wanted, h)
+        self._turn_holder(chain3d.UP, angle + 0.5 * h * (rate + 0.25 * a * h),
+                          rate + 0.5 * a * h)
+        self.twist_state[0] = angle + h * (rate + 0.5 * a * h)
+        self.twist_state[1] = rate_end
+        self._turning = bool(rate_end != 0.0 or wanted != 0.0)
+        self._stopped = not self._turning
+
+    def _turn_holder(self, axis: np.ndarray, angle: float, rate: float) -> None:
+        """The clamped holder turned by `angle` about `axis` (world, through E_1) from its
+        frame `holder`, turning at `rate` (rad/s), for the next step (decision: the
+        kernels' holder is still within a step, so it is set at the step's middle and
+        joint 1's damper is given the holder's spin, integrator3d.external_forces: the
+        spring's moment is then the midpoint rule's, the damper's exact; half hoop 1
+        does not move, joint 1's rotation is measured anew)."""
+        s = self.solver
+        R1 = s.H @ chain3d.FLIP @ chain3d.exp_map(s.q[3:6])
+        s.H = np.ascontiguousarray(chain3d.exp_map(angle * axis) @ self.holder)
+        s.q[3:6] = chain3d.log_map((s.H @ chain3d.FLIP).T @ R1)
+        self._spin(rate * axis)
+
+    def _spin(self, spin: np.ndarray) -> None:
+        self.solver.work.spin[:] = spin
+        self.solver.touched()
 
     def _hand_step(self) -> None:
         """The hand's acceleration over the next step (hand.drive_acceleration)."""

@@ -20,6 +20,10 @@ from slinky3d.model.params import Params
 DRIVE_ACCELERATION = 8.0  # m/s^2: the hand moving a held end (DriveBase) at most this
 DRIVE_SPEED = 20.0  # m/s: and at most this fast
 DRIVE_REACH = 100.0  # m: and keeps it this near the origin (it brakes in time)
+# A hand twisting a held end about the vertical (TwistBase, the 3D solver): at most a
+# turn a second, reached in half a second (a wrist's turn, a few rad/s)
+TWIST_SPEED = 2.0 * math.pi  # rad/s
+TWIST_ACCELERATION = 4.0 * math.pi  # rad/s^2
 
 
 class Left(NamedTuple):
@@ -111,3 +115,13 @@ def drive_acceleration(pos: np.ndarray, v: np.ndarray, wanted: np.ndarray,
         return a, want
     a *= DRIVE_ACCELERATION / na
     return a, v + a * h
+
+
+def twist_acceleration(rate: float, wanted: float, h: float) -> tuple[float, float]:
+    """A twisting hand's angular acceleration over the next step of length h, toward
+    the wanted rate, at most TWIST_ACCELERATION; and its rate at the step's end."""
+    a = (wanted - rate) / h
+    if abs(a) <= TWIST_ACCELERATION:
+        return a, wanted
+    a = math.copysign(TWIST_ACCELERATION, a)
+    return a, rate + a * h

@@ -78,6 +78,7 @@ class Work3D(NamedTuple):
     known: np.ndarray  # [the next stage's state is the last solve's (its kinematics kept)]
     grab: np.ndarray  # the grab (grab3d; all 0: none)
     gscr: np.ndarray  # (N + 2, 3) its scratch
+    spin: np.ndarray  # (3,) a clamped holder's angular velocity (world; 0: still)
 
 
 def new_work(n: int) -> Work3D:
@@ -89,12 +90,26 @@ def new_work(n: int) -> Work3D:
                   np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(n, np.bool_), np.zeros(m),
                   np.zeros(m), np.zeros(m), np.zeros(m), np.zeros((3, 3)),
                   np.zeros(1, np.int64), np.zeros(1, np.bool_), grab3d.new_grab(),
-                  np.zeros((n + 2, 3)))
+                  np.zeros((n + 2, 3)), np.zeros(3))
 
 
 @njit(**JIT)
 def external_forces(mode, q, H, par, w):
-    """tau += what acts from outside the chain: the grab's point force (grab3d), when on."""
+    """tau += what acts from outside the chain: the grab's point force (grab3d), when on;
+    a turning holder's share of joint 1's damper (engine3d's twist and scripted
+    rotation: the holder's frame H is set step by step, the chart still within a step,
+    so joint_forces' -C_D w_1 is taken against a still holder; the damper acts on the
+    rate relative to the holder, w_1 - R_1^T spin)."""
+    s0, s1, s2 = w.spin[0], w.spin[1], w.spin[2]
+    if mode == ab.CLAMPED and (s0 != 0.0 or s1 != 0.0 or s2 != 0.0):
+        # FLIP H^T spin, then exp(phi_1)^T of it: R_1^T spin, R_1 = H FLIP exp(phi_1)
+        g0 = -(H[0, 0] * s0 + H[1, 0] * s1 + H[2, 0] * s2)
+        g1 = -(H[0, 1] * s0 + H[1, 1] * s1 + H[2, 1] * s2)
+        g2 = H[0, 2] * s0 + H[1, 2] * s1 + H[2, 2] * s2
+        ab.exp_rot(q[3], q[4], q[5], w.tmp)
+        cd = par[ab.P_CD]
+        for a in range(3):
+            w.tau[3 + a] += cd * (w.tmp[0, a] * g0 + w.tmp[1, a] * g1 + w.tmp[2, a] * g2)
     if w.grab[grab3d.G_ON] != 0.0:
         n1 = w.gscr.shape[0] - 1
         grab3d.add_forces(mode, q, H, par, w.grab, w.tau, w.frames, w.gscr[:n1], w.tmp,

@@ -306,6 +306,10 @@ class SlinkySolver:
         self._touched()
 
     # -- a hand on the ends (docs/solver.md, "Holding the ends") ---------------------
+    def twist(self, rate: float) -> str:
+        """Refused: a twist about the vertical turns the end out of the plane."""
+        return "the planar solver cannot twist an end out of its plane (--solver 3d can)"
+
     def drive(self, velocity: tuple[float, float]) -> str:
         """Move the held anchored end toward `velocity` (world m/s) with at most
         DRIVE_ACCELERATION; '' or why not."""

@@ -141,7 +141,7 @@ class Solver3D:
         self.H = np.ascontiguousarray(frames_new[0] @ chain3d.FLIP)
         self._set_velocity(x_new, frames_new, v_new, omega_new, phi_new)
         w.acc_p[:] = 0.0
-        self._forget()
+        self.touched()
 
     def catch(self) -> None:
         """A hand takes hold of the free anchored end where it is (docs/solver.md,
@@ -192,7 +192,7 @@ class Solver3D:
         self.H = np.ascontiguousarray(frames[0] @ chain3d.exp_map(phi).T @ chain3d.FLIP)
         self.q[3:6] = phi
         self.anchor, self.mode = "clamped", chain3d.ANCHORS.index("clamped")
-        self._forget()
+        self.touched()
 
     def _set_velocity(self, x, frames, v, omega, phi) -> None:
         """q and u of a pose given by its joints' rotations (N, 3) and its velocities."""
@@ -204,7 +204,7 @@ class Solver3D:
         self.u[:3] = v
         self.u[3:] = w.reshape(-1)
 
-    def _forget(self) -> None:
+    def touched(self) -> None:
         """The state changed between steps: no solve's kinematics or accelerations kept."""
         self.work.known[0] = False
         self.cwork[coil_contact3d.ACC_OK][0] = 0.0

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, SupportsIndex
 
-from slinky3d.dynamics.hand import DRIVE_SPEED
+from slinky3d.dynamics.hand import DRIVE_SPEED, TWIST_SPEED
 from slinky3d.errors import error_line
 from slinky3d.runtime.simulation import Simulation
 from slinky3d.scene.spec import Scene
@@ -28,6 +28,7 @@ MAX_TARGET = 1e6  # m: farther targets are refused (the force is capped anyway)
 # The hand that holds an anchored end moves it at most this fast (m/s): faster desired
 # velocities are refused (the UI's "fast" is a few m/s).
 MAX_DRIVE_SPEED = DRIVE_SPEED
+MAX_TWIST_RATE = TWIST_SPEED  # rad/s: and twists it at most this fast
 # Time scale: simulated seconds per wall second.
 SCALE_MIN, SCALE_MAX = 1.0 / 32.0, 4.0
 
@@ -88,6 +89,17 @@ class DriveBase:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "velocity", _vec2(self.velocity))
+
+
+@dataclass(frozen=True)
+class TwistBase:
+    """Turn the held anchored end of Slinky `slinky` about the vertical through it
+    toward `rate` (rad/s, counter-clockwise seen from above; the keys [ and ]) with a
+    limited angular acceleration (dynamics/hand.py); 0 brings it to a stop. The 3D
+    solver only: the planar one refuses it (it cannot twist out of its plane)."""
+
+    slinky: int
+    rate: float
 
 
 @dataclass(frozen=True)
@@ -158,10 +170,11 @@ class Fault:
     steps: int
 
 
-Command = (Grab | Move | Release | DriveBase | LetGo | TakeHold | Reset | Pause | Resume
-           | TogglePause | Step | TimeScale | Load)
+Command = (Grab | Move | Release | DriveBase | TwistBase | LetGo | TakeHold | Reset | Pause
+           | Resume | TogglePause | Step | TimeScale | Load)
 # the commands that change the simulation (the others pace the thread)
-SIMULATION_COMMANDS = (Grab, Move, Release, DriveBase, LetGo, TakeHold, Reset, Load)
+SIMULATION_COMMANDS = (Grab, Move, Release, DriveBase, TwistBase, LetGo, TakeHold, Reset,
+                       Load)
 PACING_COMMANDS = (Pause, Resume, TogglePause, Step, TimeScale)
 LogEntry = tuple[int, Command | Fault]
 
@@ -199,14 +212,26 @@ def bad_velocity(v: object) -> str:
     return ""
 
 
+def bad_rate(v: object) -> str:
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        return f"rate {v!r} is not a number"
+    if not math.isfinite(v):
+        return f"rate {v!r} is not finite"
+    if abs(v) > MAX_TWIST_RATE:
+        return f"rate {v!r} faster than {MAX_TWIST_RATE:g} rad/s"
+    return ""
+
+
 def check(sim: Simulation, cmd: object) -> str:
     """Why a simulation command would be refused ('' if it is fine)."""
-    if isinstance(cmd, DriveBase | LetGo | TakeHold):
+    if isinstance(cmd, DriveBase | TwistBase | LetGo | TakeHold):
         i, why = _index(cmd.slinky, len(sim.slinkies), "Slinky")
         if why:
             return why
         if isinstance(cmd, DriveBase):
             return bad_velocity(cmd.velocity)
+        if isinstance(cmd, TwistBase):
+            return bad_rate(cmd.rate)
         if isinstance(cmd, TakeHold):
             n = sim.slinkies[i].p.N
             k, why = _index(cmd.point, n + 1, "point")
@@ -248,6 +273,8 @@ def apply(sim: Simulation, cmd: object, h: float | None = None) -> tuple[Simulat
             sim.release(int(cmd.slinky))
         elif isinstance(cmd, DriveBase):
             why = sim.drive_base(int(cmd.slinky), cmd.velocity)
+        elif isinstance(cmd, TwistBase):
+            why = sim.twist_base(int(cmd.slinky), float(cmd.rate))
         elif isinstance(cmd, LetGo):
             why = sim.let_go(int(cmd.slinky))
         elif isinstance(cmd, TakeHold):

@@ -33,6 +33,7 @@ from slinky3d.runtime.commands import (
     TakeHold,
     TimeScale,
     TogglePause,
+    TwistBase,
     advance,
     checkpoint,
     restore,
@@ -45,8 +46,9 @@ from slinky3d.version import __version__
 
 FORMAT = 1  # the session file's layout; bumped when it changes
 _KINDS: dict[str, type[Command | Fault]] = {
-    c.__name__: c for c in (Grab, Move, Release, DriveBase, LetGo, TakeHold, Reset, Pause,
-                            Resume, TogglePause, Step, TimeScale, Load, Fault)}
+    c.__name__: c for c in (Grab, Move, Release, DriveBase, TwistBase, LetGo, TakeHold,
+                            Reset, Pause, Resume, TogglePause, Step, TimeScale, Load,
+                            Fault)}
 
 
 @dataclass(frozen=True)

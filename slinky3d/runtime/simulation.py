@@ -154,6 +154,11 @@ class Simulation:
         (vx, vy, vz): see `planar_target`); '' or why not."""
         return self.slinkies[i].drive(planar_target(velocity, self.solver))
 
+    def twist_base(self, i: int, rate: float) -> str:
+        """Turn Slinky i's held anchored end about the vertical toward `rate` (rad/s,
+        counter-clockwise seen from above); '' or why not (the planar solver refuses)."""
+        return self.slinkies[i].twist(rate)
+
     def let_go(self, i: int) -> str:
         """Let go of Slinky i's held end now; '' or why not."""
         return self._by_hand(i, self.slinkies[i].let_go())

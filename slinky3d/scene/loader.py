@@ -102,9 +102,11 @@ def _engine(t: Table, slinkies: tuple[SlinkySpec, ...], rotate: float) -> str:
         why = f"rotate = {rotate:g} turns it out of the x-y plane"
     for i, s in enumerate(slinkies):
         m = s.anchor.motion
+        which = f"Slinky {i + 1}'s" if len(slinkies) > 1 else "its"
         if not why and m is not None and m.out_of_plane:
-            which = f"Slinky {i + 1}'s" if len(slinkies) > 1 else "its"
             why = f"{which} anchored end moves along z (motion.amplitude)"
+        if not why and m is not None and m.turns_out_of_plane:
+            why = f"{which} anchored end turns about an axis other than z (motion.rot_axis)"
     engine = t.choice("solver", THREE_D if why else DEFAULT_ENGINE, ENGINES)
     if engine == PLANAR and why:
         t.fail("solver", f"the planar solver cannot run this scene: {why}; the 3D solver "

@@ -122,6 +122,15 @@ def _phase(t: Table, amplitude: tuple[float, ...]) -> float | tuple[float, ...]:
     return t.vector("phase", 0.0, len(v), **ANGLE)
 
 
+def _axis(t: Table, default: tuple[float, float, float]) -> tuple[float, float, float]:
+    """[x, y, z], not all zero (its length does not matter)."""
+    v = t.vector("rot_axis", default, 3, **PLACE)
+    if not any(v):
+        t.fail("rot_axis", "must not be [0, 0, 0] (a direction to turn about)")
+    x, y, z = v
+    return (x, y, z)
+
+
 def _motion(t: Table) -> Motion:
     m = Motion()
     amplitude = _amplitude(t, m.amplitude)
@@ -130,6 +139,7 @@ def _motion(t: Table) -> Motion:
         frequency=t.number("frequency", m.frequency, lo=0.0, hi=1e3, open_lo=True),
         phase=_phase(t, amplitude),
         rot_amplitude=t.number("rot_amplitude", m.rot_amplitude, **ANGLE),
+        rot_axis=_axis(t, m.rot_axis),
         start=t.number("start", m.start, lo=0.0),
         frequency_rate=t.number("frequency_rate", m.frequency_rate, lo=0.0),
         frequency_max=t.number("frequency_max", m.frequency_max, lo=0.0, open_lo=True),

@@ -42,6 +42,9 @@ class Motion:
     frequency: float = 1.0  # Hz, at `start`
     phase: float | tuple[float, ...] = 0.0  # rad: every axis's, or (x, y) or (x, y, z)
     rot_amplitude: float = 0.0  # rad
+    # what the rotation turns about (world, before the scene's `rotate`): the plane's
+    # normal z, phi_A's axis; any other axis, the vertical y (a twist), needs 3D
+    rot_axis: tuple[float, float, float] = (0.0, 0.0, 1.0)
     start: float = 0.0  # s
     frequency_rate: float = 0.0  # Hz/s: the chirp's rise
     frequency_max: float = math.inf  # Hz: where the chirp stops rising
@@ -120,6 +123,18 @@ class Motion:
     def out_of_plane(self) -> bool:
         """Whether it moves the end along z (the 3D solver only)."""
         return len(self.amplitude) > 2 and self.amplitude[2] != 0.0
+
+    def axis(self) -> np.ndarray:
+        """The rotation's axis, a unit vector."""
+        a = np.array(self.rot_axis, float)
+        return a / np.sqrt(a @ a)
+
+    @property
+    def turns_out_of_plane(self) -> bool:
+        """Whether its rotation turns the end out of the plane (about an axis other
+        than +z: the 3D solver only)."""
+        x, y, z = self.rot_axis
+        return self.rot_amplitude != 0.0 and not (x == 0.0 and y == 0.0 and z > 0.0)
 
     def at(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(pose, velocity, acceleration) offsets, each (x, y, angle)."""
@@ -225,7 +240,8 @@ class Scene:
         """Whether only the 3D solver can run it: turned out of the x-y plane, or an end
         moved along z."""
         return self.turn != 0.0 or any(
-            s.anchor.motion is not None and s.anchor.motion.out_of_plane
+            s.anchor.motion is not None and (s.anchor.motion.out_of_plane
+                                             or s.anchor.motion.turns_out_of_plane)
             for s in self.slinkies)
 
 

@@ -166,7 +166,6 @@ def test_commands_on_the_3d_solver():
 @pytest.mark.parametrize("scene, override, words", [
     ("hanging-plastic", [], "world contact"),
     ("side-contact-laws", [], "'soft' contact law"),
-    ("resonance", ["slinky.anchor.motion.rot_amplitude=0.1"], "rotation (motion.rot_amplitude)"),
 ])
 def test_what_it_cannot_run_is_one_line(scene, override, words):
     with pytest.raises(Solver3DError) as e:
