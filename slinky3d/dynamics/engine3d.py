@@ -541,11 +541,15 @@ class SlinkySolver3D:
         s.drive(T @ motion.path(t + 0.5 * self.h)[2])
         if motion.rot_amplitude != 0.0 and t >= motion.start:
             axis = T @ motion.axis()
+            # a jump of the turning rate (a sine's at `start`, or at `stop`) turns the
+            # whole Slinky with the holder, as the planar kernels' base rate does (its
+            # joints' rates kept): half hoop 1's rate, on which the others' are relative
+            jump = 0.0
             if t < motion.start + self.h:
-                # a sine's jump of the turning rate at `start` turns the whole Slinky
-                # with the holder, as the planar kernels' base rate does (its joints'
-                # rates kept): half hoop 1's rate, on which the others' are relative
-                jump = motion.at(float(np.nextafter(motion.start, math.inf)))[1][2]
+                jump += motion.at(float(np.nextafter(motion.start, math.inf)))[1][2]
+            if motion.stop <= t < motion.stop + self.h:
+                jump -= motion.at(motion.stop)[1][2]
+            if jump != 0.0:
                 R1 = s.H @ chain3d.FLIP @ chain3d.exp_map(s.q[3:6])
                 s.u[3:6] += R1.T @ (jump * axis)
             # the holder turned to the step's middle (`_turn_holder`)

@@ -30,8 +30,9 @@ def anchor_motion(par, t, pose, vel, acc):
         vel[i] = 0.0
         acc[i] = 0.0
     if not (t <= par.drive_start or par.drive_frequency <= 0.0):
-        # Motion.at's law (scene/spec.py), compiled: a sinusoid, or a chirp
-        tau = t - par.drive_start
+        # Motion.at's law (scene/spec.py), compiled: a sinusoid, or a chirp; held where
+        # it was at drive_stop from then on
+        tau = min(t, par.drive_stop) - par.drive_start
         amps = (par.drive_x, par.drive_y, par.drive_phi)
         phases = (par.drive_phase, par.drive_phase_y, par.drive_phase)  # Motion.phases
         if par.drive_rate <= 0.0:
@@ -56,6 +57,10 @@ def anchor_motion(par, t, pose, vel, acc):
                 pose[i] += amps[i] * (math.sin(a) - math.sin(phases[i]))
                 vel[i] = amps[i] * w * math.cos(a)
                 acc[i] = amps[i] * (wd * math.cos(a) - w * w * math.sin(a))
+        if t > par.drive_stop:
+            for i in range(3):
+                vel[i] = 0.0
+                acc[i] = 0.0
     if par.hand != 0.0:
         # a hand's piecewise-constant acceleration (SlinkySolver.drive)
         tau = t - par.hand_t0

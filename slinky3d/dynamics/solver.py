@@ -100,6 +100,7 @@ class SlinkySolver:
                 mo.frequency, px, py)
             par["drive_start"] = mo.start
             par["drive_rate"], par["drive_frequency_max"] = mo.frequency_rate, mo.frequency_max
+            par["drive_stop"] = mo.stop
         self._scripted = bool(par["drive_frequency"] > 0.0)
         law = LAWS[spec.contact.law] if spec.contact.enabled else LAW_OFF
         self.modes["law"] = law

@@ -83,6 +83,7 @@ PARAMETERS = np.dtype([
     ("drive_start", "f8"),  # s
     ("drive_rate", "f8"),  # Hz/s: a chirp's rise; 0: a plain sinusoid
     ("drive_frequency_max", "f8"),  # Hz: where the chirp stops rising
+    ("drive_stop", "f8"),  # s: held where it is from then on (Motion.stop)
     # a hand moving a held anchor (DriveBase): added to the pose from hand_t0 on with
     # constant acceleration, set again by SlinkySolver before each step it changes in
     ("hand", "f8"),  # 1.0 while it is on

@@ -143,7 +143,10 @@ def _motion(t: Table) -> Motion:
         start=t.number("start", m.start, lo=0.0),
         frequency_rate=t.number("frequency_rate", m.frequency_rate, lo=0.0),
         frequency_max=t.number("frequency_max", m.frequency_max, lo=0.0, open_lo=True),
+        stop=t.number("stop", m.stop, lo=0.0),
     )
+    if motion.stop < motion.start:
+        t.fail("stop", f"must be >= start ({motion.start:g} s), got {motion.stop:g}")
     if motion.frequency_max < motion.frequency:
         t.fail("frequency_max", f"must be >= frequency ({motion.frequency:g} Hz), got "
                                 f"{motion.frequency_max:g}")

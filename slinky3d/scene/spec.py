@@ -35,7 +35,9 @@ class Motion:
     f(t) = frequency + frequency_rate (t - start) rises until it reaches frequency_max
     and stays there (frequency_rate = 0: a plain sinusoid, psi = 2 pi f (t - start) +
     phase). `phase` is one number for every axis, or one per axis, (x, y) or (x, y, z)
-    (a conical swing: x and z a quarter turn apart); the rotation takes x's.
+    (a conical swing: x and z a quarter turn apart); the rotation takes x's. From
+    `stop` on the end stays where it was then (a twist: the top turned half a cycle,
+    from rest to rest with phase -pi/2, then held).
     """
 
     amplitude: tuple[float, ...] = (0.0, 0.0)  # m: (x, y), or (x, y, z) (the 3D solver)
@@ -48,6 +50,7 @@ class Motion:
     start: float = 0.0  # s
     frequency_rate: float = 0.0  # Hz/s: the chirp's rise
     frequency_max: float = math.inf  # Hz: where the chirp stops rising
+    stop: float = math.inf  # s: the end stays where it is from then on
 
     def sweep_time(self) -> float:
         """How long after `start` the frequency rises (s; inf: for ever, 0: never)."""
@@ -105,6 +108,8 @@ class Motion:
         per component."""
         if t <= self.start:
             return np.zeros(3), np.zeros(3), np.zeros(3)
+        if t > self.stop:  # held where it stopped
+            return self._sines(amp, phase, self.stop)[0], np.zeros(3), np.zeros(3)
         turned = self._turned(t)
         w = 2 * math.pi * self.frequency_at(t)
         wd = 2 * math.pi * self.frequency_rate \

@@ -130,6 +130,7 @@ phase = 0.5
 rot_amplitude = 0.1
 rot_axis = [0.0, 0.0, 1.0]
 start = 0.1
+stop = 5.0
 frequency_rate = 0.1
 frequency_max = 3.0
 [[slinky]]
