@@ -23,7 +23,12 @@ from numba import njit
 from slinky3d.dynamics import articulated_body3d as ab
 from slinky3d.dynamics import coil_contact3d, grab3d, integrator3d
 from slinky3d.dynamics.articulated_body import JIT
-from slinky3d.dynamics.couplings import grab_defaults, grab_substeps
+from slinky3d.dynamics.couplings import (
+    grab_defaults,
+    grab_substeps,
+    soft_defaults,
+    soft_substeps,
+)
 from slinky3d.dynamics.hand import (
     DRIVE_SPEED,
     TWIST_SPEED,
@@ -46,8 +51,8 @@ def unsupported(spec: SlinkySpec, world: World | None) -> str:
     """What of this Slinky's scene the 3D solver cannot run yet ('' if nothing)."""
     if world is not None and world.solid:
         return "world contact (the scene's [world]: floor, stairs, table)"
-    if spec.contact.enabled and spec.contact.law != "rigid":
-        return f"the '{spec.contact.law}' contact law (it has the rigid law, e = 0, only)"
+    if spec.contact.enabled and spec.contact.law == "paper":
+        return "the 'paper' contact law (it has the rigid and soft laws)"
     return ""
 
 
@@ -107,7 +112,9 @@ class SlinkySolver3D:
                                 f"yet; {ADVICE}")
         self.spec, self.p, self.h = spec, spec.params, float(h)
         self.T = chain3d.turn_about_vertical(turn)
-        self.contact = spec.contact.enabled
+        law = spec.contact.law if spec.contact.enabled else ""
+        self.contact = law == "rigid"  # the rigid law's coil contact (coil_contact3d)
+        self._soft = law == "soft"
         # the grab: the planar one's law and sub-steps (couplings.py)
         k, k2, self._grab_damping, self._grab_max = grab_defaults(spec)
         self._grab_springs = (k, k2)
@@ -133,6 +140,9 @@ class SlinkySolver3D:
         self._stopped = False  # the twist stopped in the step being taken
         self.solver = Solver3D(p, x, frames, anchor="free" if free else "clamped",
                                holder=holder, mass=MASS, h=self.h, contact=self.contact)
+        if self._soft:
+            kc, dc = soft_defaults(spec)
+            self.solver.soft(kc, dc, soft_substeps(kc, dc, p.I, self.h))
         self.t = 0.0
         self.k = 0  # steps taken: t = k h on the grid
         self.free = free
@@ -243,6 +253,9 @@ class SlinkySolver3D:
 
     @property
     def n_contacts(self) -> int:
+        """The joints locked closed (rigid law), or overlapping (soft law)."""
+        if self._soft:
+            return int(np.count_nonzero(self.solver.openings() <= 1e-9))
         return int(np.count_nonzero(self.solver.work.presc))
 
     @property

@@ -75,16 +75,26 @@ class Solver3D:
         self.smin = math.sin(p.theta_min)
         self.cwork = coil_contact3d.new_work(n)
         self.impact_loss = np.zeros(1)  # J: the kinetic energy the coils' impacts took
+        self.substeps = 1
+
+    def soft(self, stiffness: float, damping: float, substeps: int) -> None:
+        """Coil contact by the soft law instead (integrator3d.soft_contact: a
+        spring-dashpot on each joint's overlap, explicit, so each step is taken in
+        `substeps`); the rigid contact off."""
+        self.contact = False
+        self.work.soft[:] = stiffness, damping, self.p.theta_min
+        self.substeps = max(1, int(substeps))
 
     # -- stepping --------------------------------------------------------------
     def advance(self, nsteps: int) -> None:
-        """nsteps fixed steps of h."""
+        """nsteps fixed steps of h (each in `substeps` equal ones: an explicit coupling's,
+        the soft contact law's, `soft`)."""
+        n, h = int(nsteps) * self.substeps, self.h / self.substeps
         if self.contact:
-            coil_contact3d.run(self.mode, self.q, self.u, self.H, self.h, int(nsteps),
-                               self.par, self.smin, self.work, self.cwork, self.impact_loss)
+            coil_contact3d.run(self.mode, self.q, self.u, self.H, h, n, self.par, self.smin,
+                               self.work, self.cwork, self.impact_loss)
         else:
-            integrator3d.run(self.mode, self.q, self.u, self.H, self.h, int(nsteps),
-                             self.par, self.work)
+            integrator3d.run(self.mode, self.q, self.u, self.H, h, n, self.par, self.work)
         self.k += int(nsteps)
         self.t = self.k * self.h
 
