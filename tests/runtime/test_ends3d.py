@@ -377,3 +377,25 @@ def test_the_soft_contact_law_is_the_planar_one():
     assert np.abs(soft.slinkies[0].ends() - loose.slinkies[0].ends()).max() > 1e-3
     with pytest.raises(SlinkyError, match="'paper' contact law"):
         Simulation(loader.load("3Pa", ["slinky.contact.law='paper'"]), solver="3d")
+
+
+def test_a_conical_swing_moves_the_top_round_its_circle_on_the_3d_solver():
+    """x and z a quarter turn apart (phase per axis): the held top goes round a circle
+    of radius a, on the path to 1e-7 m at every step's end, and the bottom swings out
+    of the plane too."""
+    a = 0.01
+    sc = loader.load("resonance", ["slinky.anchor.motion.amplitude=[0.01, 0.0, 0.01]",
+                                   "slinky.anchor.motion.phase=[0.0, 0.0, 1.5707963267948966]",
+                                   "slinky.anchor.motion.frequency_rate=0",
+                                   "slinky.anchor.motion.frequency=1.0",
+                                   "slinky.anchor.motion.start=0.0"])
+    sim = Simulation(sc)
+    assert sim.solver == "3d"
+    s = sim.slinkies[0]
+    E0 = s.ends()[0].copy()
+    centre = E0 + np.array([0.0, 0.0, -a])
+    for _ in range(100):
+        sim.step(3)
+        E1 = s.ends()[0]
+        assert abs(np.hypot(*(E1 - centre)[[0, 2]]) - a) < 1e-7 and abs(E1[1] - E0[1]) < 1e-12
+    assert abs(s.ends()[-1][2]) > 1e-3 and sim.rollbacks == 0
