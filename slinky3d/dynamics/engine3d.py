@@ -563,7 +563,7 @@ class SlinkySolver3D:
             if motion.stop <= t < motion.stop + self.h:
                 jump -= motion.at(motion.stop)[1][2]
             if jump != 0.0:
-                R1 = s.H @ chain3d.FLIP @ chain3d.exp_map(s.q[3:6])
+                R1 = s.H @ chain3d.FLIP @ _exp(s.q[3:6])
                 s.u[3:6] += R1.T @ (jump * axis)
             # the holder turned to the step's middle (`_turn_holder`)
             pose, rate, _ = motion.at(t + 0.5 * self.h)
@@ -590,8 +590,8 @@ class SlinkySolver3D:
         spring's moment is then the midpoint rule's, the damper's exact; half hoop 1
         does not move, joint 1's rotation is measured anew)."""
         s = self.solver
-        R1 = s.H @ chain3d.FLIP @ chain3d.exp_map(s.q[3:6])
-        s.H = np.ascontiguousarray(chain3d.exp_map(angle * axis) @ self.holder)
+        R1 = s.H @ chain3d.FLIP @ _exp(s.q[3:6])
+        s.H = np.ascontiguousarray(_exp(angle * axis) @ self.holder)
         s.q[3:6] = chain3d.log_map((s.H @ chain3d.FLIP).T @ R1)
         self._spin(rate * axis)
 
@@ -607,6 +607,14 @@ class SlinkySolver3D:
         v[:] = v_end
         self._moving = bool(v.any() or self.drive_wanted.any())
 
+
+
+def _exp(phi: np.ndarray) -> np.ndarray:
+    """exp(phi), a rotation vector's matrix, by the kernels' compiled Rodrigues (numpy's
+    chain3d.exp_map costs ~60 us a call: a twisting hand's every step takes two)."""
+    out = np.empty((3, 3))
+    ab.exp_rot(float(phi[0]), float(phi[1]), float(phi[2]), out)
+    return out
 
 
 def kernels_ready() -> bool:
