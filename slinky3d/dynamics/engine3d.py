@@ -32,6 +32,7 @@ from slinky3d.dynamics.couplings import (
 from slinky3d.dynamics.hand import (
     DRIVE_SPEED,
     TWIST_SPEED,
+    Left,
     drive_acceleration,
     twist_acceleration,
 )
@@ -147,6 +148,12 @@ class SlinkySolver3D:
         self.k = 0  # steps taken: t = k h on the grid
         self.free = free
         self.hand = False  # a hand took over the anchored end from the scene's schedule
+        # where holders let go of an end (drawn there, open): a drawing hint, not part
+        # of the state; the far end is still until its scheduled release
+        self.left: list[Left] = []
+        far = spec.far
+        if far.condition == "released" and math.isfinite(far.release_time):
+            self.left.append(self._left_end(far=True, t=max(far.release_time, 0.0)))
         self.drive_velocity = np.zeros(3)  # the hand's (world m/s)
         self.drive_wanted = np.zeros(3)
         self._moving = False
@@ -269,13 +276,26 @@ class SlinkySolver3D:
     def impact_age(self) -> np.ndarray:
         return np.full(self.p.N, np.inf)
 
-    def left_holders(self) -> list:
-        return []
+    def left_holders(self) -> list[Left]:
+        """The holders that have let go of an end by now, where they let go (drawn
+        there, open: the planar solver's `left_holders`)."""
+        return [x for x in self.left if x.t <= self.t]
+
+    def _left_end(self, far: bool, t: float) -> Left:
+        """Where the holder of an end lets go at time t: the end point and the next two
+        (world m, from the end inward), the Slinky's middle, the end half hoop's bulge."""
+        e = self.ends()
+        middle = 0.5 * (e[1:] + e[:-1]).mean(axis=0)
+        x, frames, _, _ = self.solver.pose()
+        b = frames[-1 if far else 0][:, 1].copy()
+        points = e[::-1][:3].copy() if far else e[:3].copy()
+        return Left(points, middle, float(np.sign(b[2]) or 1.0), t, b)
 
     def snapshot(self) -> SlinkySnapshot:
         """It now: end points in 3D and each half hoop's bulge (runtime/snapshot3d.py),
-        and the grab."""
-        snap = replace(slinky_snapshot(self.solver), far_held=self.far_held(self.t))
+        the ends held and the holders left open, and the grab."""
+        snap = replace(slinky_snapshot(self.solver), far_held=self.far_held(self.t),
+                       left=tuple(self.left_holders()))
         k = self.grabbed
         if k is None:
             return snap
@@ -357,8 +377,10 @@ class SlinkySolver3D:
         return ""
 
     def _take_over(self) -> None:
-        """A hand takes over the anchored end from the scene's schedule: a scripted end
-        where it is, moving at the speed it has, turned as it is."""
+        """A hand takes over the ends from the scene's schedule (a release it had for
+        later will not come): a scripted end where it is, moving at the speed it has,
+        turned as it is."""
+        self.left = [x for x in self.left if x.t <= self.t]
         if self.hand:
             return
         self.hand = True
@@ -374,14 +396,16 @@ class SlinkySolver3D:
         end is let go of and the far end becomes the anchored one (re-rooted), as the
         planar solver's."""
         if self.far_held(self.t):
+            self.left.append(self._left_end(far=self.free, t=self.t))
             if not self.free:
                 self._reroot()
                 self._clamp()
-            self.hand = True
+            self._take_over()
             return ""
         if self.free:
             return "no end is held"
-        self.hand = True
+        self.left.append(self._left_end(far=False, t=self.t))
+        self._take_over()
         self.settle()
         self._free_anchor()
         return ""
@@ -401,8 +425,9 @@ class SlinkySolver3D:
             self._reroot()
         else:
             return f"point {point} is not an end (0 or {n})"
-        self.hand = True
+        self._take_over()
         self._clamp()
+        self.left.clear()  # the hand holds on again: no holder is left open
         return ""
 
     def _reroot(self) -> None:
@@ -473,6 +498,7 @@ class SlinkySolver3D:
             t_next = (self.k + 1) * h
             if rel - self.t > 1e-12 * h:
                 self._raw(rel - self.t)
+            self.left.append(self._left_end(far=False, t=rel))
             self._free_anchor()
             self._raw(t_next - max(rel, self.t))
             self.k += 1

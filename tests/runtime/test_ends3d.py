@@ -438,3 +438,25 @@ def test_a_twist_puts_in_the_hands_work():
             p0 = p1
         gap[h] = abs(s.energy() + spring - e0 - work) / work
     assert gap[1e-3] < 5e-5 and gap[2e-3] > 3 * gap[1e-3]
+
+
+def test_the_holders_left_open_are_the_planar_solvers():
+    """Where a holder let go of an end (the viewer draws it there, open): the U's far
+    hand at its release, the anchored hand let go of, then a catch clears them; as the
+    planar solver's, in 3D (z = 0 here) with the end half hoop's bulge."""
+    sc = with_far("u-hands", {"release_time": 0.2}, contact=False)
+    sims = [Simulation(sc), Simulation(sc, solver="3d")]
+    for sim in sims:
+        assert sim.snapshot().slinkies[0].far_held and sim.snapshot().slinkies[0].left == ()
+        sim.step(60)
+        assert sim.let_go(0) == ""
+        sim.step(5)
+    a, b = (sim.snapshot().slinkies[0] for sim in sims)
+    assert not b.far_held and len(a.left) == len(b.left) == 2
+    for x, y in zip(a.left, b.left, strict=True):
+        assert x.t == y.t and x.sign == y.sign and np.abs(y.points[:, 2]).max() == 0.0
+        assert np.abs(y.points[:, :2] - x.points).max() < 1e-12
+        assert np.abs(y.bulge - [0.0, 0.0, y.sign]).max() < 1e-12
+    for sim in sims:
+        assert sim.take_hold(0, 0) == ""
+        assert sim.snapshot().slinkies[0].left == ()
