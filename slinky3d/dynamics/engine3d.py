@@ -23,10 +23,16 @@ from numba import njit
 from slinky3d.dynamics import articulated_body3d as ab
 from slinky3d.dynamics import coil_contact3d, grab3d, integrator3d
 from slinky3d.dynamics.articulated_body import JIT
-from slinky3d.dynamics.couplings import grab_defaults, grab_substeps
+from slinky3d.dynamics.couplings import (
+    grab_defaults,
+    grab_substeps,
+    soft_defaults,
+    soft_substeps,
+)
 from slinky3d.dynamics.hand import (
     DRIVE_SPEED,
     TWIST_SPEED,
+    Left,
     drive_acceleration,
     twist_acceleration,
 )
@@ -46,8 +52,8 @@ ADVICE = "run it with --solver planar"
 
 def unsupported(spec: SlinkySpec, world: World | None) -> str:
     """What of this Slinky's scene the 3D solver cannot run yet ('' if nothing)."""
-    if spec.contact.enabled and spec.contact.law != "rigid":
-        return f"the '{spec.contact.law}' contact law (it has the rigid law, e = 0, only)"
+    if spec.contact.enabled and spec.contact.law == "paper":
+        return "the 'paper' contact law (it has the rigid and soft laws)"
     return ""
 
 
@@ -108,7 +114,9 @@ class SlinkySolver3D:
         # sleeping at rest on the world (docs/solver.md, "Sleeping"): only with a world
         self.sleeps = bool(sleep and world is not None and world.solid)
         self.T = chain3d.turn_about_vertical(turn)
-        self.contact = spec.contact.enabled
+        law = spec.contact.law if spec.contact.enabled else ""
+        self.contact = law == "rigid"  # the rigid law's coil contact (coil_contact3d)
+        self._soft = law == "soft"
         # the grab: the planar one's law and sub-steps (couplings.py)
         k, k2, self._grab_damping, self._grab_max = grab_defaults(spec)
         self._grab_springs = (k, k2)
@@ -136,11 +144,20 @@ class SlinkySolver3D:
                                holder=holder, mass=MASS, h=self.h, contact=self.contact)
         if self.world is not None and self.world.solid:
             self.solver.world = WorldContact3D(self.world, T, p.N)
+        if self._soft:
+            kc, dc = soft_defaults(spec)
+            self.solver.soft(kc, dc, soft_substeps(kc, dc, p.I, self.h))
         self.t = 0.0
         self.k = 0  # steps taken: t = k h on the grid
         self.rest = Rest()
         self.free = free
         self.hand = False  # a hand took over the anchored end from the scene's schedule
+        # where holders let go of an end (drawn there, open): a drawing hint, not part
+        # of the state; the far end is still until its scheduled release
+        self.left: list[Left] = []
+        far = spec.far
+        if far.condition == "released" and math.isfinite(far.release_time):
+            self.left.append(self._left_end(far=True, t=max(far.release_time, 0.0)))
         self.drive_velocity = np.zeros(3)  # the hand's (world m/s)
         self.drive_wanted = np.zeros(3)
         self._moving = False
@@ -255,6 +272,9 @@ class SlinkySolver3D:
 
     @property
     def n_contacts(self) -> int:
+        """The joints locked closed (rigid law), or overlapping (soft law)."""
+        if self._soft:
+            return int(np.count_nonzero(self.solver.openings() <= 1e-9))
         return int(np.count_nonzero(self.solver.work.presc))
 
     @property
@@ -268,13 +288,26 @@ class SlinkySolver3D:
     def impact_age(self) -> np.ndarray:
         return np.full(self.p.N, np.inf)
 
-    def left_holders(self) -> list:
-        return []
+    def left_holders(self) -> list[Left]:
+        """The holders that have let go of an end by now, where they let go (drawn
+        there, open: the planar solver's `left_holders`)."""
+        return [x for x in self.left if x.t <= self.t]
+
+    def _left_end(self, far: bool, t: float) -> Left:
+        """Where the holder of an end lets go at time t: the end point and the next two
+        (world m, from the end inward), the Slinky's middle, the end half hoop's bulge."""
+        e = self.ends()
+        middle = 0.5 * (e[1:] + e[:-1]).mean(axis=0)
+        x, frames, _, _ = self.solver.pose()
+        b = frames[-1 if far else 0][:, 1].copy()
+        points = e[::-1][:3].copy() if far else e[:3].copy()
+        return Left(points, middle, float(np.sign(b[2]) or 1.0), t, b)
 
     def snapshot(self) -> SlinkySnapshot:
         """It now: end points in 3D and each half hoop's bulge (runtime/snapshot3d.py),
-        and the grab."""
-        snap = replace(slinky_snapshot(self.solver), far_held=self.far_held(self.t))
+        the ends held and the holders left open, and the grab."""
+        snap = replace(slinky_snapshot(self.solver), far_held=self.far_held(self.t),
+                       left=tuple(self.left_holders()))
         k = self.grabbed
         if k is None:
             return snap
@@ -358,8 +391,11 @@ class SlinkySolver3D:
         return ""
 
     def _take_over(self) -> None:
-        """A hand takes over the anchored end from the scene's schedule: a scripted end
-        where it is, moving at the speed it has, turned as it is."""
+        """A hand takes over the ends from the scene's schedule (a release it had for
+        later will not come): a scripted end where it is, moving at the speed it has,
+        turned as it is. A hand's act wakes a sleeping Slinky."""
+        self.wake()
+        self.left = [x for x in self.left if x.t <= self.t]
         if self.hand:
             return
         self.hand = True
@@ -375,15 +411,17 @@ class SlinkySolver3D:
         end is let go of and the far end becomes the anchored one (re-rooted), as the
         planar solver's."""
         if self.far_held(self.t):
+            self.left.append(self._left_end(far=self.free, t=self.t))
             if not self.free:
                 self._reroot()
                 self._clamp()
-            self.hand = True
+            self._take_over()
             return ""
         if self.free:
             return "no end is held"
         self.wake()
-        self.hand = True
+        self.left.append(self._left_end(far=False, t=self.t))
+        self._take_over()
         self.settle()
         self._free_anchor()
         return ""
@@ -403,8 +441,9 @@ class SlinkySolver3D:
             self._reroot()
         else:
             return f"point {point} is not an end (0 or {n})"
-        self.hand = True
+        self._take_over()
         self._clamp()
+        self.left.clear()  # the hand holds on again: no holder is left open
         return ""
 
     def _reroot(self) -> None:
@@ -503,6 +542,7 @@ class SlinkySolver3D:
             t_next = (self.k + 1) * h
             if rel - self.t > 1e-12 * h:
                 self._raw(rel - self.t)
+            self.left.append(self._left_end(far=False, t=rel))
             self._free_anchor()
             self._raw(t_next - max(rel, self.t))
             self.k += 1
@@ -593,7 +633,7 @@ class SlinkySolver3D:
             if motion.stop <= t < motion.stop + self.h:
                 jump -= motion.at(motion.stop)[1][2]
             if jump != 0.0:
-                R1 = s.H @ chain3d.FLIP @ chain3d.exp_map(s.q[3:6])
+                R1 = s.H @ chain3d.FLIP @ _exp(s.q[3:6])
                 s.u[3:6] += R1.T @ (jump * axis)
             # the holder turned to the step's middle (`_turn_holder`)
             pose, rate, _ = motion.at(t + 0.5 * self.h)
@@ -620,8 +660,8 @@ class SlinkySolver3D:
         spring's moment is then the midpoint rule's, the damper's exact; half hoop 1
         does not move, joint 1's rotation is measured anew)."""
         s = self.solver
-        R1 = s.H @ chain3d.FLIP @ chain3d.exp_map(s.q[3:6])
-        s.H = np.ascontiguousarray(chain3d.exp_map(angle * axis) @ self.holder)
+        R1 = s.H @ chain3d.FLIP @ _exp(s.q[3:6])
+        s.H = np.ascontiguousarray(_exp(angle * axis) @ self.holder)
         s.q[3:6] = chain3d.log_map((s.H @ chain3d.FLIP).T @ R1)
         self._spin(rate * axis)
 
@@ -637,6 +677,14 @@ class SlinkySolver3D:
         v[:] = v_end
         self._moving = bool(v.any() or self.drive_wanted.any())
 
+
+
+def _exp(phi: np.ndarray) -> np.ndarray:
+    """exp(phi), a rotation vector's matrix, by the kernels' compiled Rodrigues (numpy's
+    chain3d.exp_map costs ~60 us a call: a twisting hand's every step takes two)."""
+    out = np.empty((3, 3))
+    ab.exp_rot(float(phi[0]), float(phi[1]), float(phi[2]), out)
+    return out
 
 
 def kernels_ready() -> bool:

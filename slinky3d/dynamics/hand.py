@@ -30,10 +30,11 @@ class Left(NamedTuple):
     """A holder that let go of an end, where it let go: what the viewer draws there,
     open, from then on (`SlinkySolver._left_end`)."""
 
-    points: np.ndarray  # (3, 2) the end point and the next two, world m, end first
-    middle: np.ndarray  # (2,) the Slinky's middle at the release (the holder's side)
+    points: np.ndarray  # (3, 2) the end point and the next two, world m, end first ((3, 3): 3D)
+    middle: np.ndarray  # (2,) the Slinky's middle at the release (the holder's side) ((3,))
     sign: float  # the end half hoop's bulge: +1 toward +z
     t: float  # simulated s of the release
+    bulge: np.ndarray | None = None  # (3,) the end half hoop's unit bulge (3D; else sign's)
 
 
 def catch(p: Params, q: np.ndarray, qd: np.ndarray, locked: np.ndarray,

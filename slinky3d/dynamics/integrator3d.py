@@ -25,6 +25,7 @@ Slinky turns.
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -79,6 +80,7 @@ class Work3D(NamedTuple):
     grab: np.ndarray  # the grab (grab3d; all 0: none)
     gscr: np.ndarray  # (N + 2, 3) its scratch
     spin: np.ndarray  # (3,) a clamped holder's angular velocity (world; 0: still)
+    soft: np.ndarray  # (3,) the soft contact law's stiffness, damping, theta_min (0: off)
 
 
 def new_work(n: int) -> Work3D:
@@ -90,16 +92,44 @@ def new_work(n: int) -> Work3D:
                   np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(n, np.bool_), np.zeros(m),
                   np.zeros(m), np.zeros(m), np.zeros(m), np.zeros((3, 3)),
                   np.zeros(1, np.int64), np.zeros(1, np.bool_), grab3d.new_grab(),
-                  np.zeros((n + 2, 3)), np.zeros(3))
+                  np.zeros((n + 2, 3)), np.zeros(3), np.zeros(3))
 
 
 @njit(**JIT)
-def external_forces(mode, q, H, par, w):
+def soft_contact(mode, q, u, w):
+    """tau += the soft contact law's moments (engine3d; docs/model.md section 5), as the
+    planar law on the opening's angle: theta = asin(s_j) (s_j = -exp(phi_j)[2, 0], the
+    paper's theta in a planar state), a spring-dashpot f = k (theta_min - theta) -
+    d theta_dot where theta < theta_min and f > 0, acting along theta's gradient in
+    w_j: theta_dot = (X22 w_b - X21 w_a) / cos(theta), X = exp(phi_j)."""
+    kc, dc, tmin = w.soft[0], w.soft[1], w.soft[2]
+    first = 0 if mode == ab.CLAMPED else 1
+    for k in range(first, w.G.shape[0]):
+        j = 3 + 3 * k
+        ab.exp_rot(q[j], q[j + 1], q[j + 2], w.tmp)
+        s = min(1.0, max(-1.0, -w.tmp[2, 0]))
+        th = math.asin(s)
+        if th >= tmin:
+            continue
+        c = math.sqrt(1.0 - s * s)
+        g1 = w.tmp[2, 2] / c
+        g2 = -w.tmp[2, 1] / c
+        f = kc * (tmin - th) - dc * (g1 * u[j + 1] + g2 * u[j + 2])
+        if f > 0.0:
+            w.tau[j + 1] += f * g1
+            w.tau[j + 2] += f * g2
+
+
+@njit(**JIT)
+def external_forces(mode, q, u, H, par, w):
     """tau += what acts from outside the chain: the grab's point force (grab3d), when on;
     a turning holder's share of joint 1's damper (engine3d's twist and scripted
     rotation: the holder's frame H is set step by step, the chart still within a step,
     so joint_forces' -C_D w_1 is taken against a still holder; the damper acts on the
-    rate relative to the holder, w_1 - R_1^T spin)."""
+    rate relative to the holder, w_1 - R_1^T spin); the soft contact law's moments
+    (`soft_contact`), when on."""
+    if w.soft[0] != 0.0:
+        soft_contact(mode, q, u, w)
     s0, s1, s2 = w.spin[0], w.spin[1], w.spin[2]
     if mode == ab.CLAMPED and (s0 != 0.0 or s1 != 0.0 or s2 != 0.0):
         # FLIP H^T spin, then exp(phi_1)^T of it: R_1^T spin, R_1 = H FLIP exp(phi_1)
@@ -155,7 +185,7 @@ def accelerations(mode, q, u, H, par, w):
             for b in range(3):
                 w.arm[k, a, b] = 0.0
     joint_forces(mode, q, w.qx, u, par, w.G, w.tau)
-    external_forces(mode, q, H, par, w)
+    external_forces(mode, q, u, H, par, w)
     ab.aba(mode, q, u, H, w.tau, w.arm, par, w.presc, w.acc_p, w.qdd, w.jf, w.frames, w.ws,
            w.scr, w.tmp, w.d9)
     w.evaluations[0] += 1
@@ -345,7 +375,7 @@ def stages(mode, q, u, H, h, par, w):
             w.vdamp[j] = dj
             w.qx[j] = xj
         _stage_forces(mode, q, u, g * h, par, w)
-        external_forces(mode, q, H, par, w)
+        external_forces(mode, q, u, H, par, w)
         # the first stage, at the state of the caller's last solve: its kinematics kept
         # (not with a grab, whose force uses the frames as scratch)
         if w.known[0] and w.grab[grab3d.G_ON] == 0.0:

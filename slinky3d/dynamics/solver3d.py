@@ -78,6 +78,15 @@ class Solver3D:
         self.impact_loss = np.zeros(1)  # J: the kinetic energy the coils' impacts took
         # the world it touches (world_contact3d.WorldContact3D; None: none)
         self.world: WorldContact3D | None = None
+        self.substeps = 1
+
+    def soft(self, stiffness: float, damping: float, substeps: int) -> None:
+        """Coil contact by the soft law instead (integrator3d.soft_contact: a
+        spring-dashpot on each joint's overlap, explicit, so each step is taken in
+        `substeps`); the rigid contact off."""
+        self.contact = False
+        self.work.soft[:] = stiffness, damping, self.p.theta_min
+        self.substeps = max(1, int(substeps))
 
     # -- stepping --------------------------------------------------------------
     def advance(self, nsteps: int) -> None:
@@ -88,13 +97,14 @@ class Solver3D:
             self._advance(nsteps)
 
     def _advance(self, nsteps: int) -> None:
-        """nsteps fixed steps of h away from any world."""
+        """nsteps fixed steps of h away from any world (each in `substeps` equal ones:
+        an explicit coupling's, the soft contact law's, `soft`)."""
+        n, h = int(nsteps) * self.substeps, self.h / self.substeps
         if self.contact:
-            coil_contact3d.run(self.mode, self.q, self.u, self.H, self.h, int(nsteps),
-                               self.par, self.smin, self.work, self.cwork, self.impact_loss)
+            coil_contact3d.run(self.mode, self.q, self.u, self.H, h, n, self.par, self.smin,
+                               self.work, self.cwork, self.impact_loss)
         else:
-            integrator3d.run(self.mode, self.q, self.u, self.H, self.h, int(nsteps),
-                             self.par, self.work)
+            integrator3d.run(self.mode, self.q, self.u, self.H, h, n, self.par, self.work)
         self.k += int(nsteps)
         self.t = self.k * self.h
 
@@ -149,7 +159,7 @@ class Solver3D:
         w.presc[1:] = presc[1:][::-1]
         self.anchor, self.mode = "free", chain3d.ANCHORS.index("free")
         self.H = np.ascontiguousarray(frames_new[0] @ chain3d.FLIP)
-        self._set_velocity(x_new, frames_new, v_new, omega_new, phi_new)
+        self._set_state(x_new, frames_new, v_new, omega_new, phi_new)
         w.acc_p[:] = 0.0
         self.touched()
 
@@ -158,11 +168,11 @@ class Solver3D:
         "Holding the ends"): E_1 stops at once, by an impulse on it alone (the joints'
         momenta kept, locked joints staying locked; half hoop 1 turns on about the
         hand's still holder, as in the planar catch; the hand takes the kinetic energy
-        it must), and joint 1 gets its spring back at the
-        rotation phi_1 = K^-1 R_1^T tau, tau the chain's weight's moment about E_1
-        (the planar catch's grip, theta_1 = tau_z / k_coil, in a planar state; at most
-        pi/2, and open at least to the coils' bound with contact), half hoop 1 unmoved:
-        the holder frame is set to match."""
+        it must), and joint 1 gets its spring back at the rotation
+        phi_1 = K^-1 R_1^T tau, tau the chain's weight's moment about E_1 (the planar
+        catch's grip, theta_1 = tau_z / k_coil, in a planar state; at most pi/2, and
+        open at least to the coils' bound with contact, either law), half hoop 1
+        unmoved: the holder frame is set to match."""
         if self.anchor != "free":
             raise Solver3DError("only a free anchored end can be caught")
         w, p = self.work, self.p
@@ -193,7 +203,7 @@ class Solver3D:
         size = float(np.linalg.norm(phi))
         if size > 0.5 * math.pi:  # a hand bends a coil so far
             phi *= 0.5 * math.pi / size
-        if self.contact:  # open at least to the bound
+        if self.contact or self.work.soft[0] != 0.0:  # open at least to the bound
             for _ in range(50):
                 gap = self.smin - coil_contact3d.opening(*phi)
                 if gap <= 0.0:
@@ -204,7 +214,7 @@ class Solver3D:
         self.anchor, self.mode = "clamped", chain3d.ANCHORS.index("clamped")
         self.touched()
 
-    def _set_velocity(self, x, frames, v, omega, phi) -> None:
+    def _set_state(self, x, frames, v, omega, phi) -> None:
         """q and u of a pose given by its joints' rotations (N, 3) and its velocities."""
         prev = np.zeros_like(omega)
         prev[1:] = omega[:-1]

@@ -330,7 +330,7 @@ def implicit_forces(mode, q, u, H, h, par, w):
             w.qx[j + i] = gh * (Gk[i, 0] * u[j] + Gk[i, 1] * u[j + 1] + Gk[i, 2] * u[j + 2])
             w.vdamp[j + i] = u[j + i]
     integrator3d.joint_forces(mode, q, w.qx, w.vdamp, par, w.G, w.tau)
-    integrator3d.external_forces(mode, q, H, par, w)
+    integrator3d.external_forces(mode, q, u, H, par, w)
 
 
 @njit(**JIT)

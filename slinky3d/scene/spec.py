@@ -63,20 +63,18 @@ class Motion:
         tau = min(max(t - self.start, 0.0), self.sweep_time())
         return self.frequency + self.frequency_rate * tau
 
-    def phases(self) -> np.ndarray:
+    def phases(self) -> tuple[float, float, float]:
         """(x, y, z) phases (rad): `phase` for each, or its own per axis (z's 0 when
         it gives (x, y))."""
-        out = np.zeros(3)
-        if isinstance(self.phase, tuple):
-            out[:len(self.phase)] = self.phase
-        else:
-            out[:] = self.phase
-        return out
+        p = self.phase
+        if not isinstance(p, tuple):
+            return (p, p, p)
+        return (p[0], p[1], p[2] if len(p) > 2 else 0.0)
 
     @property
     def first_phase(self) -> float:
         """x's phase: the rotation's, and the drive's own (`phase_at`)."""
-        return float(self.phases()[0])
+        return self.phases()[0]
 
     def phase_at(self, t: float) -> float:
         """psi(t), the phase of the sine along x (rad); x's phase before `start`."""
@@ -98,11 +96,10 @@ class Motion:
         """(position, velocity, acceleration) offsets of the translation, each (x, y, z)
         (z: the amplitude's third number, 0 when it has two); `at`'s, the rotation left
         out. Just after `start` it moves at once (a sine's velocity jump, as `at`)."""
-        amp = np.zeros(3)
-        amp[:len(self.amplitude)] = self.amplitude
-        return self._sines(amp, self.phases(), t)
+        a = self.amplitude
+        return self._sines((a[0], a[1], a[2] if len(a) > 2 else 0.0), self.phases(), t)
 
-    def _sines(self, amp: np.ndarray, phase: np.ndarray, t: float,
+    def _sines(self, amp: tuple[float, ...], phase: tuple[float, ...], t: float,
                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(offset, velocity, acceleration) of amp * (sin(psi + phase) - sin(phase)),
         per component."""
@@ -114,15 +111,15 @@ class Motion:
         w = 2 * math.pi * self.frequency_at(t)
         wd = 2 * math.pi * self.frequency_rate \
             if 0.0 < self.frequency_rate and t - self.start < self.sweep_time() else 0.0
-        pos, vel, acc = np.empty(3), np.empty(3), np.empty(3)
+        pos, vel, acc = [0.0] * 3, [0.0] * 3, [0.0] * 3
+        chirp = self.frequency_rate > 0.0
         for i in range(3):  # the compiled kernels' operations (forces.anchor_motion)
-            a = turned + float(phase[i])
+            a = turned + phase[i]
             s, c = math.sin(a), math.cos(a)
             pos[i] = amp[i] * (s - math.sin(phase[i]))
             vel[i] = amp[i] * w * c
-            acc[i] = -amp[i] * w * w * s if self.frequency_rate <= 0.0 else \
-                amp[i] * (wd * c - w * w * s)
-        return pos, vel, acc
+            acc[i] = amp[i] * (wd * c - w * w * s) if chirp else -amp[i] * w * w * s
+        return np.array(pos), np.array(vel), np.array(acc)
 
     @property
     def out_of_plane(self) -> bool:
@@ -143,9 +140,9 @@ class Motion:
 
     def at(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(pose, velocity, acceleration) offsets, each (x, y, angle)."""
-        amp = np.array([self.amplitude[0], self.amplitude[1], self.rot_amplitude])
         ph = self.phases()
-        return self._sines(amp, np.array([ph[0], ph[1], ph[0]]), t)
+        return self._sines((self.amplitude[0], self.amplitude[1], self.rot_amplitude),
+                           (ph[0], ph[1], ph[0]), t)
 
 
 @dataclass(frozen=True)

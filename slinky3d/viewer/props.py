@@ -122,7 +122,8 @@ def left_grips(sl: SlinkySnapshot) -> list[Grip]:
     """The grips of the holders that let go of the Slinky's ends, where they let go."""
     t = wire_thickness(sl)
     return [grip(x.points[0], x.points[1], x.points[2], x.middle,
-                 np.array([0.0, 0.0, x.sign]), sl.R, t) for x in sl.left]
+                 np.array([0.0, 0.0, x.sign]) if x.bulge is None else x.bulge, sl.R, t)
+            for x in sl.left]
 
 
 OPEN_GAP = 0.012  # m: an open clamp's plate stands this far off the coil

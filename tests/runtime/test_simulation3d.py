@@ -164,7 +164,7 @@ def test_commands_on_the_3d_solver():
 
 
 @pytest.mark.parametrize("scene, override, words", [
-    ("side-contact-laws", [], "'soft' contact law"),
+    ("side-contact-laws", [], "'paper' contact law"),
 ])
 def test_what_it_cannot_run_is_one_line(scene, override, words):
     with pytest.raises(Solver3DError) as e:

@@ -128,7 +128,9 @@ amplitude = [0.0, 0.02]
 frequency = 2.0
 phase = 0.5
 rot_amplitude = 0.1
+rot_axis = [0.0, 0.0, 1.0]
 start = 0.1
+stop = 5.0
 frequency_rate = 0.1
 frequency_max = 3.0
 [[slinky]]
