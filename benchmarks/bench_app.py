@@ -16,6 +16,12 @@ asleep, grabs the end under the cursor and drags it along the floor: the target 
 issue 23's, real-time factor 1.00 and no frame "behind real time" (written to
 bench_app-floor.json).
 
+--three-d runs the steel Slinky on the 3D solver (`solver = "3d"`) and swings it in 3D:
+the camera orbited 45 degrees about the vertical before the grab, so the drag across
+the screen moves the end along x and z, and the mouse wheel, turned while holding,
+pushes it towards and away from the camera (issue 25's target: real-time factor 1.00
+and the frame targets above; written to bench_app-3d.json).
+
 --compare also times bench_render.py's software still frame (1280x720, the steel
 Slinky, in a process of its own) just before and just after the drag, and prints the
 ratios of the app's frame interval to it: p50 at most 1.25x, p95 at most 1.6x the still
@@ -57,6 +63,8 @@ import report  # benchmarks/report.py, beside this file
 SCENE = "hanging-steel"
 WARM_S = 1.0  # wall s of play before the drag: the first frames build the GL state
 LANDING_S = 3.0  # wall s after L before the --floor drag: the fall, the landing, sleep
+ORBIT_3D = math.radians(45.0)  # --three-d: the camera turned about the vertical
+WHEEL_NOTCHES, WHEEL_HZ = 4, 0.25  # --three-d: the wheel's swing in depth, notches and Hz
 
 
 def start_xvfb(size: tuple[int, int]) -> subprocess.Popen | None:
@@ -128,6 +136,8 @@ def main() -> int:
     ap.add_argument("--floor", action="store_true",
                     help="the steel Slinky let go onto its floor, then dragged along it "
                          "(contact at game speed: the real-time factor, frames behind)")
+    ap.add_argument("--three-d", action="store_true",
+                    help="the 3D solver, the camera orbited, the end swung in depth too")
     ap.add_argument("--thread", action="store_true",
                     help="the solver in a thread of the app's process (run --solver-thread), "
                          "not its own process")
@@ -156,6 +166,8 @@ def main() -> int:
 
 
 def result_name(args: argparse.Namespace) -> str:
+    if args.three_d:
+        return "bench_app-3d"
     if args.thread:
         return "bench_app-thread" + "-floor" * args.floor
     if args.floor:
@@ -172,7 +184,8 @@ def repeat(args: argparse.Namespace) -> int:
             "--still-frames", str(args.still_frames)]
     argv += ["--compare"] * args.compare + ["--no-dynamic-resolution"] * \
         args.no_dynamic_resolution + ["--floor"] * args.floor + \
-        ["--no-partial-redraw"] * args.no_partial_redraw + ["--thread"] * args.thread
+        ["--no-partial-redraw"] * args.no_partial_redraw + ["--thread"] * args.thread + \
+        ["--three-d"] * args.three_d
     rows, load_start = [], os.getloadavg()[0]
     for k in range(args.runs):
         print(f"run {k + 1} of {args.runs}", flush=True)
@@ -252,7 +265,7 @@ def drag(args: argparse.Namespace, size: tuple[int, int]) -> dict | None:
     from slinky3d.scene.loader import load
     from slinky3d.viewer.app.window import Viewer
 
-    sc = load(SCENE)
+    sc = load(SCENE, ["solver=3d"] if args.three_d else [])
     Simulation(sc).step(1)  # the kernels compiled (or loaded from the cache) beforehand
     solver = SimThread(sc) if args.thread else SimProcess(SimThread, sc, yield_to_solver=True)
     v = Viewer(sc, sc.look, sc.camera, size, quality=args.quality, source=solver,
@@ -309,19 +322,23 @@ def drag(args: argparse.Namespace, size: tuple[int, int]) -> dict | None:
         if state["t0"] is None:
             state["t0"] = now
         el = now - state["t0"]
+        if args.three_d and state["phase"] == "warm" and not state.get("orbited"):
+            v.camera.yaw += ORBIT_3D  # as a user's orbit: the director leaves it be
+            v.camera_held = state["orbited"] = True
         if args.floor and state["phase"] == "warm" and el >= WARM_S:
             solver.send(LetGo(0))  # L: it falls, lands on its floor and lies there
             state["phase"] = "landing"
         elif state["phase"] == ("landing" if args.floor else "warm") and el >= (
                 WARM_S + LANDING_S if args.floor else WARM_S):
             sl = v.shown.slinkies[0]
-            px = v.camera.project(np.r_[sl.ends[-1], 0.0][None], w.width, w.height)[0]
+            end = np.r_[sl.ends[-1], 0.0][:3]  # a planar snapshot's end has no z
+            px = v.camera.project(end[None], w.width, w.height)[0]
             state["xy"] = (float(px[0]), float(w.height - px[1]))
             w.dispatch_event("on_mouse_motion", *state["xy"], 0, 0)
             w.dispatch_event("on_mouse_press", *state["xy"], mouse.LEFT, 0)
             state.update(phase="drag", start=now, last=state["xy"], snap0=v.shown.t,
                          solver=solver_cpu(),
-                         ui=cpu_seconds(ui_stat), n0=len(draws))
+                         ui=cpu_seconds(ui_stat), n0=len(draws), notches=0)
         elif state["phase"] == "drag":
             s = now - state["start"]
             if s >= args.seconds:
@@ -340,6 +357,11 @@ def drag(args: argparse.Namespace, size: tuple[int, int]) -> dict | None:
             lx, ly = state["last"]
             w.dispatch_event("on_mouse_drag", x, y, x - lx, y - ly, mouse.LEFT, 0)
             state["last"] = (x, y)
+            if args.three_d:  # the wheel while holding: towards and away from the camera
+                n = round(ramp * WHEEL_NOTCHES * math.sin(2 * math.pi * WHEEL_HZ * s))
+                if n != state["notches"]:
+                    w.dispatch_event("on_mouse_scroll", x, y, 0, n - state["notches"])
+                    state["notches"] = n
 
     pyglet.clock.schedule(script)
     v.run()
@@ -375,6 +397,8 @@ def drag(args: argparse.Namespace, size: tuple[int, int]) -> dict | None:
         "solver_duty": {f"p{q}": float(np.percentile(duty[state["n0"]:state["n1"]], q))
                         for q in (50, 95)},
     }
+    if args.three_d:
+        figures["scene"] = SCENE + " on the 3D solver, swung in 3D (camera orbited, wheel)"
     if args.floor:
         figures["scene"] = SCENE + ", let go onto its floor, dragged along it"
         figures["behind_frames"] = int(sum(behind[state["n0"]:state["n1"]]))
@@ -385,7 +409,7 @@ def drag(args: argparse.Namespace, size: tuple[int, int]) -> dict | None:
     dyn = (f"dynamic resolution, 3D scale median {sc_['median']:.2f} (min {sc_['min']:.2f})"
            if figures["dynamic_resolution"] else "full scale")
     dyn += ", partial redraw" if figures["partial_redraw"] else ", every frame whole"
-    print(f"{SCENE} {size[0]}x{size[1]}, {figures['quality']} on {figures['renderer']}, "
+    print(f"{figures['scene']} {size[0]}x{size[1]}, {figures['quality']} on {figures['renderer']}, "
           f"{dyn}: {figures['fps']:.1f} FPS over a {wall:.1f} s drag")
     print(f"  frame interval p50/p95/p99 {fi['p50_ms']:.1f} / {fi['p95_ms']:.1f} / "
           f"{fi['p99_ms']:.1f} ms (max {fi['max_ms']:.1f}); drawing p50/p95/p99 "

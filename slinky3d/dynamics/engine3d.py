@@ -513,7 +513,9 @@ class SlinkySolver3D:
     def _left_alone(self) -> bool:
         """Nothing from outside acts on it or is due to: no grab, no moving or scripted
         end, no release to come."""
-        due = (not self.free and not self.hand and self.spec.anchor.condition == "released")
+        due = (not self.free and not self.hand
+               and self.spec.anchor.condition in ("released", "scripted")
+               and math.isfinite(self.spec.anchor.release_time))
         return not (self.grabbed is not None or self.driven or due)
 
     def _advance(self, nsteps: int) -> None:
@@ -530,8 +532,8 @@ class SlinkySolver3D:
                     k = min(k, max(1, math.ceil(t_far / h - 1e-9) - self.k))
                 self._tick(k)
                 continue
-            due = (not self.free and not self.hand
-                   and self.spec.anchor.condition == "released" and rel < k_end * h)
+            due = (not self.free and not self.hand and rel < k_end * h
+                   and self.spec.anchor.condition in ("released", "scripted"))
             if not due:
                 self._run(k_end - self.k)
                 continue
@@ -540,6 +542,9 @@ class SlinkySolver3D:
                 self._run(k)
                 continue
             t_next = (self.k + 1) * h
+            motion = self.motion
+            if motion is not None and self.t >= motion.start:  # the hand moving to the end
+                self._motion_step(motion)
             if rel - self.t > 1e-12 * h:
                 self._raw(rel - self.t)
             self.left.append(self._left_end(far=False, t=rel))

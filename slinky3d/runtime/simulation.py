@@ -58,7 +58,8 @@ class Simulation:
         if self.solver == PLANAR:
             if scene.needs_3d:
                 raise SlinkyError(f"{scene.title}: the planar solver cannot run this scene "
-                                  "(turned by rotate, or moved along z); the 3D solver runs it")
+                                  "(turned by rotate, moved along z, or a scripted end let go); "
+                                  "the 3D solver runs it")
             self.slinkies = [SlinkySolver(s, self.h, scene.world, self.sleep)
                              for s in scene.slinkies]
         else:
@@ -85,9 +86,12 @@ class Simulation:
         asleep before and after has not changed: nothing to guard."""
         for i, s in enumerate(self.slinkies):
             was = s.asleep
+            # a hand that let go inside these steps (a scripted end's release) put energy
+            # in before it did: the guard's energy check is off for them
+            driven = s.grabbed is not None or s.driven
             s.advance(nsteps)
             if not (was and s.asleep):
-                self._guard(i, s, nsteps)
+                self._guard(i, s, nsteps, driven)
 
     def wake(self, i: int | None = None) -> None:
         """Wake Slinky i (None: all): what a change of the world or of a Slinky's
@@ -107,7 +111,8 @@ class Simulation:
         self._good_energy = [s.guard_figures()[0] for s in self.slinkies]
         self._good_losses = [s.losses() for s in self.slinkies]
 
-    def _guard(self, i: int, s: SlinkySolver | SlinkySolver3D, nsteps: int) -> None:
+    def _guard(self, i: int, s: SlinkySolver | SlinkySolver3D, nsteps: int,
+               driven: bool = False) -> None:
         """NaN/inf, or energy rising with nothing putting any in, rolls back. The energy
         checked is the account's balance (mechanical energy plus what the dampers and
         impacts took): the paper's pairwise rule can put energy in at an impact, a flaw
@@ -115,7 +120,7 @@ class Simulation:
         e, fastest = s.guard_figures()
         ok = math.isfinite(e) and fastest < 1e5
         p = s.p
-        driven = s.grabbed is not None or s.driven
+        driven = driven or s.grabbed is not None or s.driven
         if ok and not driven:
             scale = p.mass * p.g * 2 * p.R * p.N
             ok = e <= self._good_energy[i] + 1e-3 * scale

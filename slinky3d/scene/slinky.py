@@ -88,11 +88,17 @@ def _params(t: Table) -> Params:
 # ----------------------------------------------------------------------- ends
 
 
-def _release(t: Table, condition: str) -> float:
-    t.only_with(["release_time"], condition == "released", "to condition 'released'",
-                condition)
+def _release(t: Table, condition: str, scripted: bool = False) -> float:
+    """When the end is let go (s): 'released' at its release_time (default 0), a
+    scripted anchored end at its own if it names one (the hand lets go as it moves: a
+    toss; the 3D solver), 'free' at 0, otherwise never."""
+    ok = condition == "released" or (scripted and condition == "scripted")
+    t.only_with(["release_time"], ok, "to condition 'released'" + (
+        " or 'scripted'" if scripted else ""), condition)
     if condition == "released":
         return t.number("release_time", 0.0, lo=0.0)
+    if condition == "scripted" and t.has("release_time"):
+        return t.number("release_time", math.inf, lo=0.0)
     return 0.0 if condition == "free" else math.inf
 
 
@@ -155,7 +161,7 @@ def _motion(t: Table) -> Motion:
 
 def _anchor(t: Table) -> EndSpec:
     cond = t.choice("condition", "held", ANCHOR_CONDITIONS)
-    release = _release(t, cond)
+    release = _release(t, cond, scripted=True)
     t.only_with(["motion"], cond == "scripted", "to condition 'scripted'", cond)
     motion = None
     if cond == "scripted":

@@ -150,7 +150,8 @@ class EndSpec:
     """One end of a Slinky.
 
     condition: "held" (clamped in place), "free", "released" (held until
-    release_time, then free) or "scripted" (moves by `motion`; anchored end only).
+    release_time, then free) or "scripted" (moves by `motion`; anchored end only; let
+    go at release_time if finite: a toss, the 3D solver only).
     """
 
     condition: str = "held"
@@ -161,9 +162,9 @@ class EndSpec:
 
     def held_at(self, t: float) -> bool:
         """Whether the end is held (clamped or scripted) at time t."""
-        if self.condition in ("held", "scripted"):
+        if self.condition == "held":
             return True
-        if self.condition == "released":
+        if self.condition in ("released", "scripted"):
             return t < self.release_time
         return False
 
@@ -239,11 +240,12 @@ class Scene:
 
     @property
     def needs_3d(self) -> bool:
-        """Whether only the 3D solver can run it: turned out of the x-y plane, or an end
-        moved along z."""
+        """Whether only the 3D solver can run it: turned out of the x-y plane, an end
+        moved along z, or a scripted end let go (a toss)."""
         return self.turn != 0.0 or any(
             s.anchor.motion is not None and (s.anchor.motion.out_of_plane
-                                             or s.anchor.motion.turns_out_of_plane)
+                                             or s.anchor.motion.turns_out_of_plane
+                                             or math.isfinite(s.anchor.release_time))
             for s in self.slinkies)
 
 

@@ -460,3 +460,39 @@ def test_the_holders_left_open_are_the_planar_solvers():
     for sim in sims:
         assert sim.take_hold(0, 0) == ""
         assert sim.snapshot().slinkies[0].left == ()
+
+
+# -- a scripted end let go (a toss) ------------------------------------------------------
+def test_a_scripted_end_let_go_flies_off_with_the_hands_momentum():
+    """The hanging Slinky's top swung towards x, up and towards the viewer, from rest, and
+    let go a quarter cycle on, at its fastest (`release_time` with a scripted end, the
+    3D solver's; the planar solver refuses the scene in one line): held before, free
+    after, it flies off the way the hand went, and in flight its momentum keeps its
+    horizontal part and gains -M g t, to the impacts' placing inside a step (undamped)."""
+    sets = ["slinky.anchor.motion.amplitude=[0.2, 0.1, 0.15]",
+            "slinky.anchor.motion.phase=-1.5707963267948966",
+            "slinky.anchor.motion.frequency=1.0", "slinky.anchor.motion.frequency_rate=0",
+            "slinky.anchor.motion.start=0.1", "slinky.anchor.release_time=0.35",
+            "slinky.C_D=0"]
+    sc = loader.load("resonance", sets)
+    assert sc.needs_3d and sc.solver == "3d"
+    with pytest.raises(SlinkyError, match="scripted end let go"):
+        Simulation(sc, solver="planar")
+    sim = Simulation(sc)
+    s = sim.slinkies[0]
+    sim.advance_to(0.34)
+    assert not s.free
+    sim.advance_to(0.36)
+    assert s.free and s.left and abs(s.left[-1].t - 0.35) < 1e-12
+
+    def momentum():
+        x, frames, v, omega = s.solver.pose()
+        return chain3d.linear_momentum(s.p, frames, v, omega, "ring")
+
+    P0, t0 = momentum(), sim.t
+    assert P0[0] > 0 and P0[2] > 0  # off the way the hand went
+    for k in range(1, 11):
+        sim.advance_to(t0 + 0.03 * k)
+        expect = P0 - s.p.mass * s.p.g * (sim.t - t0) * chain3d.UP
+        assert np.abs(momentum() - expect).max() < 2e-5 * np.linalg.norm(P0)
+    assert sim.rollbacks == 0

@@ -221,7 +221,9 @@ def test_unknown_key_suggests_at_top_and_in_slinky():
     ("slinky.anchor.position=[0,'a']", "slinky.anchor.position", "must be a number"),
     ("slinky.anchor.orientation=nan", "slinky.anchor.orientation", "finite"),
     ("slinky.anchor.release_time=1", "slinky.anchor.release_time", "only applies to "
-     "condition 'released' (here 'held')"),
+     "condition 'released' or 'scripted' (here 'held')"),
+    ("slinky.far.release_time=1", "slinky.far.release_time", "only applies to "
+     "condition 'released' (here 'free')"),
     ("slinky.contact.law=hard", "slinky.contact.law", "known: rigid, paper, soft"),
     ("slinky.contact.enabled=1", "slinky.contact.enabled", "true or false"),
     ("slinky.contact.stiffness=0", "slinky.contact.stiffness", "must be in (0, 1e+09]"),
