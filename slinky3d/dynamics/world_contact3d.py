@@ -53,7 +53,8 @@ REGULARIZE = 1e-6  # relative: added to the Delassus diagonal (redundant contact
 RESTING = 1e-3  # m/s: a contact slower than this at the start holds with mu_static
 
 # surfaces, one row each: a plane with n . p - off = gap, its tangents and its region
-# (lo <= u . p <= hi and lo2 <= v . p <= hi2)
+# (lo <= u . p <= hi and lo2 <= v . p <= hi2, gap > -depth: a point inside a block is
+# held by the faces it is near)
 NCOLS_PLANE = 21
 # edges, one row each: a convex edge through c along e, outside where
 # (p - c) . na > 0 and (p - c) . nb > 0
@@ -63,11 +64,12 @@ NCOLS_CONTACT = 15
 EDGE = 1000  # a contact's surface number: planes from 0, edges from EDGE
 
 INF = 1e30
+BLOCK_DEPTH = 0.01  # m: a block's face holds points at most this far inside
 
 
 def _plane(n, off, t1, t2, u=(0.0, 0.0, 0.0), lo=-INF, hi=INF, v=(0.0, 0.0, 0.0),
-           lo2=-INF, hi2=INF) -> np.ndarray:
-    return np.concatenate([n, [off], t1, t2, u, [lo, hi], v, [lo2, hi2]])
+           lo2=-INF, hi2=INF, depth=INF) -> np.ndarray:
+    return np.concatenate([n, [off], t1, t2, u, [lo, hi], v, [lo2, hi2, depth]])
 
 
 def surfaces(world: World, turn: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -95,11 +97,14 @@ def surfaces(world: World, turn: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         ex, ey, width = world.table
         tops.append((ex - width, ex, ey, floor, ex - width, True))
     for x0, x1, top, below, back, has_back in tops:
-        planes.append(_plane(y, top, x, z, x, x0, x1))  # the top
-        planes.append(_plane(x, x1, y, z, y, below, top))  # the front face
+        # a face holds the points inside within half the block's extent across it
+        deep = min(0.5 * (top - floor), BLOCK_DEPTH)
+        wide = min(0.5 * (x1 - back), BLOCK_DEPTH)
+        planes.append(_plane(y, top, x, z, x, x0, x1, depth=deep))  # the top
+        planes.append(_plane(x, x1, y, z, y, below, top, depth=wide))  # the front face
         edges.append(np.concatenate([x1 * x + top * y, z, y, x]))
         if has_back:
-            planes.append(_plane(-x, -back, y, z, y, floor, top))
+            planes.append(_plane(-x, -back, y, z, y, floor, top, depth=wide))
             edges.append(np.concatenate([back * x + top * y, z, y, -x]))
     return np.array(planes), np.array(edges).reshape(-1, NCOLS_EDGE)
 
@@ -180,7 +185,7 @@ def detect(frames, ends, R, planes, edges, reach, out, t, n3):
         for j in range(nh + 1):
             e = ends[j]
             gap = n0 * e[0] + n1 * e[1] + n2 * e[2] - off
-            if gap < reach and _in_region(P, e[0], e[1], e[2], 0.0):
+            if -P[20] < gap < reach and _in_region(P, e[0], e[1], e[2], 0.0):
                 m = _put(out, m, max(j - 1, 0), e[0], e[1], e[2], n0, n1, n2, t, gap, ip)
         for k in range(nh):
             F = frames[k]
@@ -196,7 +201,8 @@ def detect(frames, ends, R, planes, edges, reach, out, t, n3):
             gap = n0 * p0 + n1 * p1 + n2 * p2 - off
             g0 = n0 * ends[k, 0] + n1 * ends[k, 1] + n2 * ends[k, 2] - off
             g1 = n0 * ends[k + 1, 0] + n1 * ends[k + 1, 1] + n2 * ends[k + 1, 2] - off
-            if gap < reach and gap < min(g0, g1) - INTERIOR and _in_region(P, p0, p1, p2, 0.0):
+            if (-P[20] < gap < reach and gap < min(g0, g1) - INTERIOR
+                    and _in_region(P, p0, p1, p2, 0.0)):
                 m = _put(out, m, k, p0, p1, p2, n0, n1, n2, t, gap, ip)
     for ie in range(edges.shape[0]):
         E = edges[ie]
@@ -623,6 +629,8 @@ class WorldContact3D:
             every[go, 7:10] = c_[:, None] * t1 + s_[:, None] * t2
             every[go, 10:13] = -s_[:, None] * t1 + c_[:, None] * t2
         added = np.zeros(m_all, np.bool_)
+        freed = np.zeros(n, np.bool_)  # coils freed in this piece
+        kept = np.zeros(n, np.bool_)  # ... and locked again: they stay locked
         lam = np.zeros(0)
         rf = np.zeros(0)
         cont = every[:0]
@@ -669,11 +677,17 @@ class WorldContact3D:
             if not s.contact:
                 break
             coil_contact3d.contacts(first, q, H, w.jf - tau_f, w.frames, c)
+            c[kept] = 0.0  # a coil freed and shut again stays locked (below)
+            before = locked.copy()
             at, closing = coil_check(q, vplus, h, s.smin, first, True, locked, c, w.tmp)
             if closing:
+                # freed in this piece and shutting again: that cycle (the lock pulls,
+                # the free coil shuts) ends with it locked, as coil_contact3d's does
+                kept |= locked & ~before & freed
                 continue
             if at >= 0:
                 locked[at] = False
+                freed[at] = True
                 continue
             break
         self.last_contacts = len(cont)
