@@ -50,6 +50,8 @@ TOUCH = 1e-7  # a coil this near its bound (in the opening s) is locked at the s
 INTERIOR = 1e-7  # m: an arc's inner point enters only this far below its ends
 REGULARIZE = 1e-6  # relative: added to the Delassus diagonal (redundant contacts; a
 # compliance that moves a resting contact's rate by ~1e-6 of g h: 4e-8 m/s at 4 ms)
+GAIN = 1e-6  # of M g 2R N (the divergence guard's scale): a piece's gain taken back
+RETRY = (REGULARIZE, 1e-4, 1e-2, 1.0)  # ... and where Lemke fails, more
 RESTING = 1e-3  # m/s: a contact slower than this at the start holds with mu_static
 
 # surfaces, one row each: a plane with n . p - off = gap, its tangents and its region
@@ -64,6 +66,7 @@ NCOLS_CONTACT = 15
 EDGE = 1000  # a contact's surface number: planes from 0, edges from EDGE
 
 INF = 1e30
+SAME_PLACE = 1e-4  # m: two contacts of one half hoop this close are one
 BLOCK_DEPTH = 0.01  # m: a block's face holds points at most this far inside
 
 
@@ -510,14 +513,26 @@ def _hull(xy: np.ndarray) -> list[int]:
     return sorted(set(lower[:-1] + upper[:-1])) if len(order) > 2 else order
 
 
-def reduced(cont: np.ndarray, locked: np.ndarray, planes: np.ndarray) -> np.ndarray:
+def reduced(cont: np.ndarray, locked: np.ndarray,
+            planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The contacts that enter the solve: per rigid part (half hoops joined by locked
     coils) and plane, the vertices of the contact patch's convex hull in the plane
     (the others' impulses add no wrench these cannot give: the planar solver's two
-    outermost, in 2D); every edge contact. The rest is checked after the solve."""
+    outermost, in 2D); every edge contact. The rest is checked after the solve, but
+    for the contacts `gone` (another of the half hoop's is at the same place). Returns
+    (the indices kept, gone)."""
     part = np.cumsum(~np.concatenate([[True], locked[1:]]))
     keys: dict[tuple[int, int], list[int]] = {}
+    # of two contacts of one half hoop at one place (an end point on a face and the arc's
+    # point by an edge), the deeper one: a pair would make the Delassus matrix singular
+    same = ((np.abs(cont[:, None, 1:4] - cont[None, :, 1:4]).max(axis=2) < SAME_PLACE)
+            & (cont[:, None, 0] == cont[None, :, 0]))
+    deeper = (cont[None, :, 13] < cont[:, None, 13]) | (
+        (cont[None, :, 13] == cont[:, None, 13]) & np.tri(len(cont), k=-1, dtype=bool))
+    gone = (same & deeper).any(axis=1)
     for i, r in enumerate(cont):
+        if gone[i]:
+            continue
         keys.setdefault((int(part[int(r[0])]), int(r[14])), []).append(i)
     keep: list[int] = []
     for (_, surf), idx in keys.items():
@@ -527,7 +542,7 @@ def reduced(cont: np.ndarray, locked: np.ndarray, planes: np.ndarray) -> np.ndar
         pts = cont[idx, 1:4]
         xy = pts @ planes[surf, 4:10].reshape(2, 3).T  # in the plane's own tangents
         keep += [idx[i] for i in _hull(xy)]
-    return np.array(sorted(keep), dtype=np.int64)
+    return np.array(sorted(keep), dtype=np.int64), gone
 
 
 class WorldContact3D:
@@ -545,6 +560,7 @@ class WorldContact3D:
         self.pieces = 0  # pieces taken near the world
         self.failed = 0  # LCPs whose answer failed the check (the frictionless one used)
         self.last_contacts = 0  # world contacts in the last piece
+        self.taken = 0.0  # J: energy gained from nothing and taken back (_no_gain)
 
     def contacts(self, s, reach: float) -> int:
         """The world contacts within `reach` of the solver's state now (self.cont)."""
@@ -569,10 +585,26 @@ class WorldContact3D:
                 plain(1)
                 continue
             k = max(1, math.ceil(h / PIECE - 1e-9))
+            alone = s.work.grab[0] == 0.0 and not s.work.acc_p[:3].any()
+            e0 = self._energy(s) if alone else 0.0
             for _ in range(k):
                 self.piece(s, h / k)
+            if alone:
+                self._no_gain(s, e0)
             s.k += 1
             s.t = s.k * s.h
+
+    def _impulses(self, D, rf, gaps, mu, h, diag) -> np.ndarray:
+        """The LCP's impulses; where Lemke's answer fails its check (redundant contacts:
+        a near-singular Delassus matrix), again more regularised, then without friction;
+        none at all (counted in `failed`) if nothing solves it."""
+        for friction in (mu, np.zeros_like(mu)):
+            for eps in RETRY:
+                lam, ok = friction_lcp(D, rf, gaps, friction, h, eps * diag)
+                if ok:
+                    return lam
+        self.failed += 1
+        return np.zeros_like(rf)
 
     def rest_pattern(self, s, speed: float) -> np.ndarray | None:
         """Sleeping's test (sleep.py) in 3D: None unless every point of every arc moves
@@ -643,8 +675,10 @@ class WorldContact3D:
             sel = np.zeros(0, np.int64)
             if m_all:
                 keep = np.zeros(m_all, np.bool_)
-                keep[reduced(every, locked, self.planes)] = True
-                sel = np.nonzero(keep | added)[0]
+                idx, gone = reduced(every, locked, self.planes)
+                keep[idx] = True
+                keep |= gone  # never checked
+                sel = np.nonzero((keep & ~gone) | added)[0]
             m = len(sel)
             cont = np.ascontiguousarray(every[sel])
             lam = np.zeros(3 * m)
@@ -658,12 +692,7 @@ class WorldContact3D:
                 D = 0.5 * (D + D.T)
                 diag = max(float(np.abs(np.diag(D)).max()), 1e-300)
                 mu = mu_all[sel]
-                lam, ok = friction_lcp(D, rf, cont[:, 13], mu, h, REGULARIZE * diag)
-                if not ok:
-                    lam, ok = friction_lcp(D, rf, cont[:, 13], mu, h, 1e-4 * diag)
-                if not ok:
-                    self.failed += 1
-                    lam, _ = friction_lcp(D, rf, cont[:, 13], np.zeros(m), h, 1e-4 * diag)
+                lam = self._impulses(D, rf, cont[:, 13], mu, h, diag)
             with_impulses(mode, par, w, locked, acc_p, tau, cont, m, lam, h, self.ends, tau_f)
             vplus = u + h * w.qdd
             if m_all > m:  # a contact left out that closes past its gap joins
@@ -694,3 +723,33 @@ class WorldContact3D:
         u[:] = u + h * w.qdd
         move(mode, q, u, H, h, w)
         w.presc[:] = locked
+        w.known[0] = False
+
+    def _energy(self, s) -> float:
+        """T + V (engine3d's compiled pass)."""
+        from slinky3d.dynamics.engine3d import guard_figures
+
+        w = s.work
+        return float(guard_figures(s.q, s.u, s.H, s.par, s.anchor == "clamped", w.frames,
+                                   w.ws, w.tmp)[0])
+
+    def _no_gain(self, s, e0: float) -> None:
+        """Energy a step gained from nothing (its explicit position update of stiff
+        springs), beyond GAIN, taken back from the kinetic energy, as the planar scheme
+        does: the velocities scaled down (docs/solver.md, "World contact in 3D")."""
+        gain = self._energy(s) - e0
+        p = s.p
+        if gain <= GAIN * p.mass * abs(p.g) * 2.0 * p.R * p.N:
+            return
+        s.u[:] = 0.0 if not np.all(np.isfinite(s.u)) else s.u
+        ke = self._kinetic(s)
+        self.taken += min(gain, ke)
+        s.u *= math.sqrt(max(0.0, 1.0 - gain / ke)) if ke > 0.0 else 0.0
+
+    def _kinetic(self, s) -> float:
+        e_all = self._energy(s)
+        u = s.u.copy()
+        s.u[:] = 0.0
+        e_rest = self._energy(s)
+        s.u[:] = u
+        return e_all - e_rest
