@@ -437,6 +437,14 @@ def coil_check(q, u, h, smin, first, eligible, locked, c, tmp):
 
 
 @njit(**JIT)
+def openings(q, smin, out):
+    """out[k] = joint k's opening less its bound (coil_contact3d.opening)."""
+    for k in range(out.shape[0]):
+        j = 3 + 3 * k
+        out[k] = coil_contact3d.opening(q[j], q[j + 1], q[j + 2]) - smin
+
+
+@njit(**JIT)
 def move(mode, q, u, H, h, w):
     """q += h q_dot(q, u), then an unsprung joint 1's chart moved on (integrator3d)."""
     integrator3d.rates(q, u, w.vd)
@@ -636,7 +644,8 @@ class WorldContact3D:
         first = 0 if mode == ab.CLAMPED else 1
         locked = np.zeros(n, np.bool_)
         if s.contact:
-            gaps = np.array([coil_contact3d.opening(*u3) for u3 in q[3:].reshape(n, 3)]) - s.smin
+            gaps = np.zeros(n)
+            openings(q, s.smin, gaps)
             locked[first:] = gaps[first:] <= TOUCH
             locked |= w.presc  # the coils the last step left locked stay so
             locked[:first] = False
