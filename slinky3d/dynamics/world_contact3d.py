@@ -553,6 +553,11 @@ def reduced(cont: np.ndarray, locked: np.ndarray,
     return np.array(sorted(keep), dtype=np.int64), gone
 
 
+# its compiled kernels (engine3d.kernels_ready)
+KERNELS = (detect, end_points, contact_rates, implicit_forces, lock_targets, delassus,
+           with_impulses, coil_check, openings, move, fastest, lemke)
+
+
 class WorldContact3D:
     """The world of one 3D Slinky (`Solver3D.world`): its steps near the world by the
     scheme of the module docstring, the others by the solver's own step."""
