@@ -713,7 +713,7 @@ class WorldContact3D:
                 r1 = np.zeros(3 * m_all)
                 contact_rates(vplus, w.frames, self.ends, R, every, m_all, r1, self.vend,
                               self.om)
-                past = (np.maximum(every[:, 13], 0.0) + h * r1[0::3] < -1e-9) & ~keep
+                past = (np.maximum(every[:, 13], 0.0) + h * r1[0::3] < -1e-9) & ~keep & ~added
                 if past.any():
                     added |= past
                     continue
