@@ -1,7 +1,7 @@
 """Contact with the world at game speed: real-time factors on a floor and on stairs.
 
     python benchmarks/bench_contact.py [--repeat 3] [--mujoco-dt 0.002 0.004] [--no-mujoco]
-                                       [--scenes hanging-steel ...]
+                                       [--scenes hanging-steel ...] [--solver3d]
 
 Headless, single-threaded, through the Python API, as issue 23's table has them:
 
@@ -72,9 +72,10 @@ TARGETS = {
 
 
 # -- the project -------------------------------------------------------------------
-def project_released(scene: Scene, sleep: bool = True) -> tuple[dict[str, float], str]:
+def project_released(scene: Scene, sleep: bool = True, solver: str = "planar"
+                     ) -> tuple[dict[str, float], str]:
     """Real-time factors of one hanging, release, drop and lie; and the state hash."""
-    sim = Simulation(scene, sleep=sleep)
+    sim = Simulation(scene, sleep=sleep, solver=solver)
     asleep: list[float] = []
     out = {"hanging": _timed(sim, HANG_S, asleep)}
     sim.let_go(0)
@@ -85,8 +86,8 @@ def project_released(scene: Scene, sleep: bool = True) -> tuple[dict[str, float]
     return out, sim.state_hash()
 
 
-def project_walking(scene: Scene) -> tuple[dict[str, float], str]:
-    sim = Simulation(scene)
+def project_walking(scene: Scene, solver: str = "planar") -> tuple[dict[str, float], str]:
+    sim = Simulation(scene, solver=solver)
     asleep: list[float] = []
     out = {"walking": _timed(sim, WALK_S, asleep)}
     if asleep:
@@ -253,6 +254,9 @@ def main() -> None:
     ap.add_argument("--scenes", nargs="+", default=list(RELEASED + WALKING),
                     choices=RELEASED + WALKING,
                     help="a part of the table, for a quick look (its figures are not written)")
+    ap.add_argument("--solver3d", action="store_true",
+                    help="the 3D solver's figures beside the planar one's, in the same run "
+                         "(its figures are not written)")
     args = ap.parse_args()
     mj = None
     if not args.no_mujoco:
@@ -263,6 +267,8 @@ def main() -> None:
                   "its column is skipped")
     warm_up()
     Simulation(load("stairs")).step(3)  # the world kernels too: compilation is never timed
+    if args.solver3d:
+        Simulation(load("hanging-plastic"), solver="3d").step(3)
 
     released: dict[str, dict[str, Any]] = {}
     walking: dict[str, dict[str, Any]] = {}
@@ -274,7 +280,11 @@ def main() -> None:
         if kind == "released":
             row["lying_awake"] = repeated(partial(project_released, scene, False),
                                           args.repeat, name)["lying"]
-        row = {f"{k}_x" if k in FACTORS else k: v for k, v in row.items()}
+        if args.solver3d:
+            row.update({f"solver3d_{k}": v for k, v in repeated(
+                partial(run, scene, solver="3d"), args.repeat, name).items()})
+        row = {f"{k}_x" if k.removeprefix("solver3d_") in FACTORS else k: v
+               for k, v in row.items()}
         row.update({f"target_{k}_x": v for k, v in TARGETS[name].items()})
         for dt in args.mujoco_dt if mj is not None else ():
             f = mujoco_released if kind == "released" else mujoco_walking
@@ -292,7 +302,7 @@ def main() -> None:
         "released": released, "walking": walking,
     }
     _summary(released, walking)
-    if set(args.scenes) == set(RELEASED + WALKING):
+    if set(args.scenes) == set(RELEASED + WALKING) and not args.solver3d:
         report.write("bench_contact", figures)
     else:
         print("a part of the table: figures not written")

@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit
 
 from slinky3d.dynamics import articulated_body3d as ab
-from slinky3d.dynamics import coil_contact3d, grab3d, integrator3d
+from slinky3d.dynamics import coil_contact3d, grab3d, integrator3d, world_contact3d
 from slinky3d.dynamics.articulated_body import JIT
 from slinky3d.dynamics.couplings import (
     grab_defaults,
@@ -697,7 +697,8 @@ def kernels_ready() -> bool:
     the roots this module calls)."""
     kernel: Any  # numba's cache object is private: no types for it
     for kernel in (integrator3d.run, integrator3d.accelerations, coil_contact3d.run,
-                   guard_figures, grab3d.advance_maxwell, ab.kinematics):
+                   guard_figures, grab3d.advance_maxwell, ab.kinematics,
+                   *world_contact3d.KERNELS):
         if kernel.signatures:
             continue
         try:
@@ -729,3 +730,8 @@ def warm_up(say: Callable[[str], object] | None = None) -> None:
     s.guard_figures()
     s.let_go()
     s.advance(1)
+    # the world's: the same chain let go 1 mm above a floor
+    floor = float(chain.end_points(q0, p.R)[:, 1].min()) - 1e-3
+    w = SlinkySolver3D(spec, 1e-3, World(floor=floor), sleep=True)
+    w.let_go()
+    w.advance(3)

@@ -50,10 +50,13 @@ TOUCH = 1e-7  # a coil this near its bound (in the opening s) is locked at the s
 INTERIOR = 1e-7  # m: an arc's inner point enters only this far below its ends
 REGULARIZE = 1e-6  # relative: added to the Delassus diagonal (redundant contacts; a
 # compliance that moves a resting contact's rate by ~1e-6 of g h: 4e-8 m/s at 4 ms)
+GAIN = 1e-6  # of M g 2R N (the divergence guard's scale): a piece's gain taken back
+RETRY = (REGULARIZE, 1e-4, 1e-2, 1.0)  # ... and where Lemke fails, more
 RESTING = 1e-3  # m/s: a contact slower than this at the start holds with mu_static
 
 # surfaces, one row each: a plane with n . p - off = gap, its tangents and its region
-# (lo <= u . p <= hi and lo2 <= v . p <= hi2)
+# (lo <= u . p <= hi and lo2 <= v . p <= hi2, gap > -depth: a point inside a block is
+# held by the faces it is near)
 NCOLS_PLANE = 21
 # edges, one row each: a convex edge through c along e, outside where
 # (p - c) . na > 0 and (p - c) . nb > 0
@@ -63,11 +66,13 @@ NCOLS_CONTACT = 15
 EDGE = 1000  # a contact's surface number: planes from 0, edges from EDGE
 
 INF = 1e30
+SAME_PLACE = 1e-4  # m: two contacts of one half hoop this close are one
+BLOCK_DEPTH = 0.01  # m: a block's face holds points at most this far inside
 
 
 def _plane(n, off, t1, t2, u=(0.0, 0.0, 0.0), lo=-INF, hi=INF, v=(0.0, 0.0, 0.0),
-           lo2=-INF, hi2=INF) -> np.ndarray:
-    return np.concatenate([n, [off], t1, t2, u, [lo, hi], v, [lo2, hi2]])
+           lo2=-INF, hi2=INF, depth=INF) -> np.ndarray:
+    return np.concatenate([n, [off], t1, t2, u, [lo, hi], v, [lo2, hi2, depth]])
 
 
 def surfaces(world: World, turn: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -95,11 +100,14 @@ def surfaces(world: World, turn: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         ex, ey, width = world.table
         tops.append((ex - width, ex, ey, floor, ex - width, True))
     for x0, x1, top, below, back, has_back in tops:
-        planes.append(_plane(y, top, x, z, x, x0, x1))  # the top
-        planes.append(_plane(x, x1, y, z, y, below, top))  # the front face
+        # a face holds the points inside within half the block's extent across it
+        deep = min(0.5 * (top - floor), BLOCK_DEPTH)
+        wide = min(0.5 * (x1 - back), BLOCK_DEPTH)
+        planes.append(_plane(y, top, x, z, x, x0, x1, depth=deep))  # the top
+        planes.append(_plane(x, x1, y, z, y, below, top, depth=wide))  # the front face
         edges.append(np.concatenate([x1 * x + top * y, z, y, x]))
         if has_back:
-            planes.append(_plane(-x, -back, y, z, y, floor, top))
+            planes.append(_plane(-x, -back, y, z, y, floor, top, depth=wide))
             edges.append(np.concatenate([back * x + top * y, z, y, -x]))
     return np.array(planes), np.array(edges).reshape(-1, NCOLS_EDGE)
 
@@ -180,7 +188,7 @@ def detect(frames, ends, R, planes, edges, reach, out, t, n3):
         for j in range(nh + 1):
             e = ends[j]
             gap = n0 * e[0] + n1 * e[1] + n2 * e[2] - off
-            if gap < reach and _in_region(P, e[0], e[1], e[2], 0.0):
+            if -P[20] < gap < reach and _in_region(P, e[0], e[1], e[2], 0.0):
                 m = _put(out, m, max(j - 1, 0), e[0], e[1], e[2], n0, n1, n2, t, gap, ip)
         for k in range(nh):
             F = frames[k]
@@ -196,7 +204,8 @@ def detect(frames, ends, R, planes, edges, reach, out, t, n3):
             gap = n0 * p0 + n1 * p1 + n2 * p2 - off
             g0 = n0 * ends[k, 0] + n1 * ends[k, 1] + n2 * ends[k, 2] - off
             g1 = n0 * ends[k + 1, 0] + n1 * ends[k + 1, 1] + n2 * ends[k + 1, 2] - off
-            if gap < reach and gap < min(g0, g1) - INTERIOR and _in_region(P, p0, p1, p2, 0.0):
+            if (-P[20] < gap < reach and gap < min(g0, g1) - INTERIOR
+                    and _in_region(P, p0, p1, p2, 0.0)):
                 m = _put(out, m, k, p0, p1, p2, n0, n1, n2, t, gap, ip)
     for ie in range(edges.shape[0]):
         E = edges[ie]
@@ -428,6 +437,14 @@ def coil_check(q, u, h, smin, first, eligible, locked, c, tmp):
 
 
 @njit(**JIT)
+def openings(q, smin, out):
+    """out[k] = joint k's opening less its bound (coil_contact3d.opening)."""
+    for k in range(out.shape[0]):
+        j = 3 + 3 * k
+        out[k] = coil_contact3d.opening(q[j], q[j + 1], q[j + 2]) - smin
+
+
+@njit(**JIT)
 def move(mode, q, u, H, h, w):
     """q += h q_dot(q, u), then an unsprung joint 1's chart moved on (integrator3d)."""
     integrator3d.rates(q, u, w.vd)
@@ -504,14 +521,26 @@ def _hull(xy: np.ndarray) -> list[int]:
     return sorted(set(lower[:-1] + upper[:-1])) if len(order) > 2 else order
 
 
-def reduced(cont: np.ndarray, locked: np.ndarray, planes: np.ndarray) -> np.ndarray:
+def reduced(cont: np.ndarray, locked: np.ndarray,
+            planes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The contacts that enter the solve: per rigid part (half hoops joined by locked
     coils) and plane, the vertices of the contact patch's convex hull in the plane
     (the others' impulses add no wrench these cannot give: the planar solver's two
-    outermost, in 2D); every edge contact. The rest is checked after the solve."""
+    outermost, in 2D); every edge contact. The rest is checked after the solve, but
+    for the contacts `gone` (another of the half hoop's is at the same place). Returns
+    (the indices kept, gone)."""
     part = np.cumsum(~np.concatenate([[True], locked[1:]]))
     keys: dict[tuple[int, int], list[int]] = {}
+    # of two contacts of one half hoop at one place (an end point on a face and the arc's
+    # point by an edge), the deeper one: a pair would make the Delassus matrix singular
+    same = ((np.abs(cont[:, None, 1:4] - cont[None, :, 1:4]).max(axis=2) < SAME_PLACE)
+            & (cont[:, None, 0] == cont[None, :, 0]))
+    deeper = (cont[None, :, 13] < cont[:, None, 13]) | (
+        (cont[None, :, 13] == cont[:, None, 13]) & np.tri(len(cont), k=-1, dtype=bool))
+    gone = (same & deeper).any(axis=1)
     for i, r in enumerate(cont):
+        if gone[i]:
+            continue
         keys.setdefault((int(part[int(r[0])]), int(r[14])), []).append(i)
     keep: list[int] = []
     for (_, surf), idx in keys.items():
@@ -521,7 +550,12 @@ def reduced(cont: np.ndarray, locked: np.ndarray, planes: np.ndarray) -> np.ndar
         pts = cont[idx, 1:4]
         xy = pts @ planes[surf, 4:10].reshape(2, 3).T  # in the plane's own tangents
         keep += [idx[i] for i in _hull(xy)]
-    return np.array(sorted(keep), dtype=np.int64)
+    return np.array(sorted(keep), dtype=np.int64), gone
+
+
+# its compiled kernels (engine3d.kernels_ready)
+KERNELS = (detect, end_points, contact_rates, implicit_forces, lock_targets, delassus,
+           with_impulses, coil_check, openings, move, fastest, lemke)
 
 
 class WorldContact3D:
@@ -539,6 +573,7 @@ class WorldContact3D:
         self.pieces = 0  # pieces taken near the world
         self.failed = 0  # LCPs whose answer failed the check (the frictionless one used)
         self.last_contacts = 0  # world contacts in the last piece
+        self.taken = 0.0  # J: energy gained from nothing and taken back (_no_gain)
 
     def contacts(self, s, reach: float) -> int:
         """The world contacts within `reach` of the solver's state now (self.cont)."""
@@ -563,10 +598,26 @@ class WorldContact3D:
                 plain(1)
                 continue
             k = max(1, math.ceil(h / PIECE - 1e-9))
+            alone = s.work.grab[0] == 0.0 and not s.work.acc_p[:3].any()
+            e0 = self._energy(s) if alone else 0.0
             for _ in range(k):
                 self.piece(s, h / k)
+            if alone:
+                self._no_gain(s, e0)
             s.k += 1
             s.t = s.k * s.h
+
+    def _impulses(self, D, rf, gaps, mu, h, diag) -> np.ndarray:
+        """The LCP's impulses; where Lemke's answer fails its check (redundant contacts:
+        a near-singular Delassus matrix), again more regularised, then without friction;
+        none at all (counted in `failed`) if nothing solves it."""
+        for friction in (mu, np.zeros_like(mu)):
+            for eps in RETRY:
+                lam, ok = friction_lcp(D, rf, gaps, friction, h, eps * diag)
+                if ok:
+                    return lam
+        self.failed += 1
+        return np.zeros_like(rf)
 
     def rest_pattern(self, s, speed: float) -> np.ndarray | None:
         """Sleeping's test (sleep.py) in 3D: None unless every point of every arc moves
@@ -598,7 +649,8 @@ class WorldContact3D:
         first = 0 if mode == ab.CLAMPED else 1
         locked = np.zeros(n, np.bool_)
         if s.contact:
-            gaps = np.array([coil_contact3d.opening(*u3) for u3 in q[3:].reshape(n, 3)]) - s.smin
+            gaps = np.zeros(n)
+            openings(q, s.smin, gaps)
             locked[first:] = gaps[first:] <= TOUCH
             locked |= w.presc  # the coils the last step left locked stay so
             locked[:first] = False
@@ -623,6 +675,8 @@ class WorldContact3D:
             every[go, 7:10] = c_[:, None] * t1 + s_[:, None] * t2
             every[go, 10:13] = -s_[:, None] * t1 + c_[:, None] * t2
         added = np.zeros(m_all, np.bool_)
+        freed = np.zeros(n, np.bool_)  # coils freed in this piece
+        kept = np.zeros(n, np.bool_)  # ... and locked again: they stay locked
         lam = np.zeros(0)
         rf = np.zeros(0)
         cont = every[:0]
@@ -635,8 +689,10 @@ class WorldContact3D:
             sel = np.zeros(0, np.int64)
             if m_all:
                 keep = np.zeros(m_all, np.bool_)
-                keep[reduced(every, locked, self.planes)] = True
-                sel = np.nonzero(keep | added)[0]
+                idx, gone = reduced(every, locked, self.planes)
+                keep[idx] = True
+                keep |= gone  # never checked
+                sel = np.nonzero((keep & ~gone) | added)[0]
             m = len(sel)
             cont = np.ascontiguousarray(every[sel])
             lam = np.zeros(3 * m)
@@ -650,33 +706,64 @@ class WorldContact3D:
                 D = 0.5 * (D + D.T)
                 diag = max(float(np.abs(np.diag(D)).max()), 1e-300)
                 mu = mu_all[sel]
-                lam, ok = friction_lcp(D, rf, cont[:, 13], mu, h, REGULARIZE * diag)
-                if not ok:
-                    lam, ok = friction_lcp(D, rf, cont[:, 13], mu, h, 1e-4 * diag)
-                if not ok:
-                    self.failed += 1
-                    lam, _ = friction_lcp(D, rf, cont[:, 13], np.zeros(m), h, 1e-4 * diag)
+                lam = self._impulses(D, rf, cont[:, 13], mu, h, diag)
             with_impulses(mode, par, w, locked, acc_p, tau, cont, m, lam, h, self.ends, tau_f)
             vplus = u + h * w.qdd
             if m_all > m:  # a contact left out that closes past its gap joins
                 r1 = np.zeros(3 * m_all)
                 contact_rates(vplus, w.frames, self.ends, R, every, m_all, r1, self.vend,
                               self.om)
-                past = (np.maximum(every[:, 13], 0.0) + h * r1[0::3] < -1e-9) & ~keep
+                past = (np.maximum(every[:, 13], 0.0) + h * r1[0::3] < -1e-9) & ~keep & ~added
                 if past.any():
                     added |= past
                     continue
             if not s.contact:
                 break
             coil_contact3d.contacts(first, q, H, w.jf - tau_f, w.frames, c)
+            c[kept] = 0.0  # a coil freed and shut again stays locked (below)
+            before = locked.copy()
             at, closing = coil_check(q, vplus, h, s.smin, first, True, locked, c, w.tmp)
             if closing:
+                # freed in this piece and shutting again: that cycle (the lock pulls,
+                # the free coil shuts) ends with it locked, as coil_contact3d's does
+                kept |= locked & ~before & freed
                 continue
             if at >= 0:
                 locked[at] = False
+                freed[at] = True
                 continue
             break
         self.last_contacts = len(cont)
         u[:] = u + h * w.qdd
         move(mode, q, u, H, h, w)
         w.presc[:] = locked
+        w.known[0] = False
+
+    def _energy(self, s) -> float:
+        """T + V (engine3d's compiled pass)."""
+        from slinky3d.dynamics.engine3d import guard_figures
+
+        w = s.work
+        return float(guard_figures(s.q, s.u, s.H, s.par, s.anchor == "clamped", w.frames,
+                                   w.ws, w.tmp)[0])
+
+    def _no_gain(self, s, e0: float) -> None:
+        """Energy a step gained from nothing (its explicit position update of stiff
+        springs), beyond GAIN, taken back from the kinetic energy, as the planar scheme
+        does: the velocities scaled down (docs/solver.md, "World contact in 3D")."""
+        gain = self._energy(s) - e0
+        p = s.p
+        if gain <= GAIN * p.mass * abs(p.g) * 2.0 * p.R * p.N:
+            return
+        s.u[:] = 0.0 if not np.all(np.isfinite(s.u)) else s.u
+        ke = self._kinetic(s)
+        self.taken += min(gain, ke)
+        s.u *= math.sqrt(max(0.0, 1.0 - gain / ke)) if ke > 0.0 else 0.0
+
+    def _kinetic(self, s) -> float:
+        e_all = self._energy(s)
+        u = s.u.copy()
+        s.u[:] = 0.0
+        e_rest = self._energy(s)
+        s.u[:] = u
+        return e_all - e_rest

@@ -133,3 +133,11 @@ def test_at_rest_on_the_world_it_sleeps_and_a_grab_wakes_it():
     assert not s.asleep
     sim.step(25)
     assert s.ends()[-1][1] > top[1] + 1e-3  # pulled up
+
+
+def test_a_scene_starting_inside_the_world_is_one_line_on_the_3d_solver_too():
+    from slinky3d.errors import SlinkyError
+
+    with pytest.raises(SlinkyError) as e:
+        sim3d("solver = \"3d\"\n" + standing_text(height=-0.01))
+    assert "inside the floor" in str(e.value) and "\n" not in str(e.value)
