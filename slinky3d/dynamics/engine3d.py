@@ -140,7 +140,13 @@ class SlinkySolver3D:
         self.twist_state = np.zeros(3)
         self._turning = False
         self._stopped = False  # the twist stopped in the step being taken
-        self.solver = Solver3D(p, x, frames, anchor="free" if free else "clamped",
+        v = omega = None
+        if spec.moving_at_start and free:  # a rigid motion: every body turning at spin
+            spin = T @ np.array(spec.spin, float)
+            c = chain3d.centre_of_mass(p, x, frames, MASS)
+            v = T @ np.array(spec.velocity, float) + np.cross(spin, x - c)
+            omega = np.broadcast_to(spin, (p.N, 3)).copy()
+        self.solver = Solver3D(p, x, frames, v, omega, anchor="free" if free else "clamped",
                                holder=holder, mass=MASS, h=self.h, contact=self.contact)
         if self.world is not None and self.world.solid:
             self.solver.world = WorldContact3D(self.world, T, p.N)

@@ -95,8 +95,9 @@ def from_dict(doc: dict, where: str = "<scene>", overrides: Sequence[str] = (),
 
 def _engine(t: Table, slinkies: tuple[SlinkySpec, ...], rotate: float) -> str:
     """The scene's engine: its `solver` key (or --solver's), else the planar one unless
-    the scene needs the 3D one (turned out of the x-y plane, or an end moved along z),
-    which is then picked by itself (docs/scene-format.md)."""
+    the scene needs the 3D one (turned out of the x-y plane, an end moved along z or
+    turned out of it, a scripted end let go, a start in motion), which is then picked by
+    itself (docs/scene-format.md)."""
     why = ""
     if rotate % 360.0 != 0.0:
         why = f"rotate = {rotate:g} turns it out of the x-y plane"
@@ -107,6 +108,10 @@ def _engine(t: Table, slinkies: tuple[SlinkySpec, ...], rotate: float) -> str:
             why = f"{which} anchored end moves along z (motion.amplitude)"
         if not why and m is not None and m.turns_out_of_plane:
             why = f"{which} anchored end turns about an axis other than z (motion.rot_axis)"
+        if not why and m is not None and math.isfinite(s.anchor.release_time):
+            why = f"{which} scripted end is let go (release_time)"
+        if not why and s.moving_at_start:
+            why = f"{which} start moves it ([slinky.start])"
     engine = t.choice("solver", THREE_D if why else DEFAULT_ENGINE, ENGINES)
     if engine == PLANAR and why:
         t.fail("solver", f"the planar solver cannot run this scene: {why}; the 3D solver "

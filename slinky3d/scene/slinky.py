@@ -50,7 +50,10 @@ PARAM_BOUNDS: dict[str, Bounds] = {
 FORCE: Bounds = {"lo": 0.0, "hi": 1e9}  # stiffnesses and dampings of contact and grab
 STIFF: Bounds = {**FORCE, "open_lo": True}  # a stiffness: > 0
 
-SLINKY_KEYS = ("name", "preset", *OVERRIDABLE, "anchor", "far", "shape", "contact", "grab")
+SLINKY_KEYS = ("name", "preset", *OVERRIDABLE, "anchor", "far", "shape", "contact", "grab",
+               "start")
+START_KEYS = ("velocity", "spin")
+SPEED: Bounds = {"lo": -100.0, "hi": 100.0}  # m/s and rad/s: a start's motion (a roll)
 ANCHOR_KEYS = ("position", "orientation", "condition", "release_time", "motion")
 FAR_PLACES = ("offset", "offset_R", "position")  # where a both_ends far end goes: one of these
 FAR_KEYS = ("condition", "release_time", *FAR_PLACES, "orientation")
@@ -335,6 +338,25 @@ def read_slinky(t: Table, stairs: Stairs | None = None) -> SlinkySpec:
                                      orientation=float(q0[2]))
     far = EndSpec(condition=far_cond, release_time=far_release, position=far_xy,
                   orientation=phi_B)
+    velocity, spin = _start(t.table("start", START_KEYS), anchor, far)
     return SlinkySpec(params=p, anchor=anchor, far=far, q0=q0, shape=kind,
                       contact=_contact(t.table("contact", CONTACT_KEYS)),
-                      grab=_grab(t.table("grab", GRAB_KEYS)), name=name)
+                      grab=_grab(t.table("grab", GRAB_KEYS)), name=name,
+                      velocity=velocity, spin=spin)
+
+
+def _start(t: Table, anchor: EndSpec, far: EndSpec) -> tuple[tuple[float, float, float],
+                                                               tuple[float, float, float]]:
+    """[slinky.start]: the whole Slinky moving at t = 0 as a rigid body, its centre of
+    mass at `velocity` (m/s) and turning at `spin` (rad/s) about it (world, before the
+    scene's `rotate`; the 3D solver's, picked by itself): a Slinky thrown, or set rolling.
+    Only a Slinky loose at t = 0 can move so."""
+    v = t.vector("velocity", (0.0, 0.0, 0.0), 3, **SPEED)
+    w = t.vector("spin", (0.0, 0.0, 0.0), 3, **SPEED)
+    if any(v) or any(w):
+        for end, key in ((anchor, "anchor"), (far, "far")):
+            if end.held_at(0.0):
+                t.fail("velocity" if any(v) else "spin",
+                       f"a Slinky held at t = 0 cannot start moving (its {key} end is "
+                       f"'{end.condition}')")
+    return (v[0], v[1], v[2]), (w[0], w[1], w[2])

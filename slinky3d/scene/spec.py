@@ -209,6 +209,14 @@ class SlinkySpec:
     contact: ContactSpec = field(default_factory=ContactSpec)
     grab: GrabSpec = field(default_factory=GrabSpec)
     name: str = ""
+    # moving at t = 0 as a rigid body ([slinky.start]; the 3D solver): its centre of
+    # mass's velocity (m/s) and its spin about it (rad/s), world, before `rotate`
+    velocity: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    spin: tuple[float, float, float] = (0.0, 0.0, 0.0)
+
+    @property
+    def moving_at_start(self) -> bool:
+        return any(self.velocity) or any(self.spin)
 
 
 @dataclass(frozen=True)
@@ -241,11 +249,12 @@ class Scene:
     @property
     def needs_3d(self) -> bool:
         """Whether only the 3D solver can run it: turned out of the x-y plane, an end
-        moved along z, or a scripted end let go (a toss)."""
+        moved along z, a scripted end let go (a toss), or a Slinky moving at t = 0."""
         return self.turn != 0.0 or any(
-            s.anchor.motion is not None and (s.anchor.motion.out_of_plane
-                                             or s.anchor.motion.turns_out_of_plane
-                                             or math.isfinite(s.anchor.release_time))
+            s.moving_at_start or (
+                s.anchor.motion is not None and (s.anchor.motion.out_of_plane
+                                                 or s.anchor.motion.turns_out_of_plane
+                                                 or math.isfinite(s.anchor.release_time)))
             for s in self.slinkies)
 
 

@@ -496,3 +496,37 @@ def test_a_scripted_end_let_go_flies_off_with_the_hands_momentum():
         expect = P0 - s.p.mass * s.p.g * (sim.t - t0) * chain3d.UP
         assert np.abs(momentum() - expect).max() < 2e-5 * np.linalg.norm(P0)
     assert sim.rollbacks == 0
+
+
+# -- a Slinky moving at the start ([slinky.start]) ------------------------------------------
+START = ["slinky.anchor.condition='free'", "slinky.shape.kind='angles'",
+         "slinky.shape.theta=0.5", "slinky.anchor.orientation=1.5707963267948966",
+         "world.floor=-10"]
+
+
+def test_a_slinky_set_moving_starts_as_one_rigid_body():
+    """[slinky.start] velocity and spin: at t = 0 the whole Slinky moves rigidly, its
+    momentum M V and every half hoop turning at the spin (turned with `rotate`); then in
+    flight it gains -M g t. A held Slinky cannot start moving (one line), and the planar
+    solver refuses it (it moves out of the plane)."""
+    V, W = np.array([0.2, 0.5, -0.3]), np.array([1.0, -2.0, 3.0])
+    sets = [*START, f"slinky.start.velocity={V.tolist()}", f"slinky.start.spin={W.tolist()}"]
+    for degrees in (0.0, 37.0):
+        sc = loader.load("hanging-plastic", [*sets, f"rotate={degrees}"])
+        assert sc.needs_3d and sc.solver == "3d"
+        sim = Simulation(sc)
+        s = sim.slinkies[0]
+        T = chain3d.turn_about_vertical(math.radians(degrees))
+        x, frames, v, omega = s.solver.pose()
+        P0 = chain3d.linear_momentum(s.p, frames, v, omega, "ring")
+        assert np.allclose(P0, s.p.mass * (T @ V), rtol=0, atol=1e-12)
+        assert np.allclose(omega, T @ W, rtol=0, atol=1e-12)
+        sim.step(25)
+        x, frames, v, omega = s.solver.pose()
+        P = chain3d.linear_momentum(s.p, frames, v, omega, "ring")
+        expect = P0 - s.p.mass * s.p.g * sim.t * chain3d.UP
+        assert np.abs(P - expect).max() < 1e-3 * np.linalg.norm(P0) and sim.rollbacks == 0
+    with pytest.raises(SlinkyError, match="moving at the start"):
+        Simulation(loader.load("hanging-plastic", sets), solver="planar")
+    with pytest.raises(SlinkyError, match="cannot start moving"):
+        loader.load("hanging-plastic", ["slinky.start.velocity=[0, 0, 1]"])
