@@ -34,6 +34,7 @@ from numba import njit
 from slinky3d.dynamics import articulated_body3d as ab
 from slinky3d.dynamics import coil_contact3d, integrator3d
 from slinky3d.dynamics.articulated_body import JIT
+from slinky3d.dynamics.energy3d import guard_figures
 from slinky3d.dynamics.lemke import lemke
 from slinky3d.dynamics.sleep import ON_WORLD
 from slinky3d.scene.world import World
@@ -740,9 +741,7 @@ class WorldContact3D:
         w.known[0] = False
 
     def _energy(self, s) -> float:
-        """T + V (engine3d's compiled pass)."""
-        from slinky3d.dynamics.engine3d import guard_figures
-
+        """T + V (energy3d's compiled pass)."""
         w = s.work
         return float(guard_figures(s.q, s.u, s.H, s.par, s.anchor == "clamped", w.frames,
                                    w.ws, w.tmp)[0])

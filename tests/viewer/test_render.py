@@ -529,6 +529,6 @@ def test_a_scene_on_the_3d_solver_is_shot(tmp_path, capsys):
                      "--out", str(out), *extra]) == 0
         img = np.asarray(Image.open(out))
         assert len(np.unique(img.reshape(-1, 3), axis=0)) > 50
-    assert main(["screenshot", "posts-arch", "--solver", "3d"]) == 2
+    assert main(["screenshot", "side-contact-laws", "--solver", "3d"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "far end held" in err
+    assert err.count("\n") == 1 and "contact law" in err

@@ -26,10 +26,11 @@ FRONT_WIDTH = 0.09  # its tube radius, in Slinky radii
 
 
 def com_marker(com: np.ndarray, R: float) -> np.ndarray:
-    """The centre of mass: a glowing octahedron at (x, y, 0), long along z so that it
-    pierces the coils around it and shows on both sides."""
+    """The centre of mass, (x, y) (at z = 0) or (x, y, z): a glowing octahedron, long
+    along z so that it pierces the coils around it and shows on both sides."""
     m = _com_marker_at_origin(float(R)).copy()
-    m[:, :2] += np.asarray(com, "f4")
+    c = np.asarray(com, "f4")
+    m[:, :c.shape[0]] += c
     return m
 
 
