@@ -700,6 +700,8 @@ def warm_up(say: Callable[[str], object] | None = None) -> None:
     s.guard_figures()
     s.let_go()
     s.advance(1)
+    # without coil contact (integrator3d.run)
+    SlinkySolver3D(replace(spec, contact=ContactSpec(enabled=False)), 1e-3).advance(1)
     # the world's: the same chain let go 1 mm above a floor
     floor = float(chain.end_points(q0, p.R)[:, 1].min()) - 1e-3
     w = SlinkySolver3D(spec, 1e-3, World(floor=floor), sleep=True)
