@@ -29,6 +29,7 @@ coils, a scripted anchor and the grab use this.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 from numba import njit
@@ -90,18 +91,58 @@ def exp_rot(p0, p1, p2, out):
      out[2, 2]) = _exp_rot9(p0, p1, p2)
 
 
+def _series(terms) -> tuple[float, ...]:
+    return tuple(float(t) for t in terms)
+
+
+# Below SERIES (theta^2 < 1 rad^2: every sprung joint of a Slinky) the rotation's
+# coefficients are power series in theta^2, summed by Horner: no square root, division
+# or cosine and sine, so that the per-joint sweeps are a few fused multiply-adds (the
+# next term omitted is below 3e-18 of the sum); above it, the closed forms.
+SERIES = 1.0
+# sin(theta)/theta and (1 - cos(theta))/theta^2 (entire: 1/(2n+1)!, 1/(2n+2)!, alternating)
+_SINC = _series((-1) ** n / Fraction(math.factorial(2 * n + 1)) for n in range(11))
+_COSC = _series((-1) ** n / Fraction(math.factorial(2 * n + 2)) for n in range(11))
+
+
+def _bernoulli(n: int) -> list[Fraction]:
+    """B_0..B_n (B_1 = -1/2)."""
+    b = [Fraction(0)] * (n + 1)
+    for m in range(n + 1):
+        b[m] = Fraction(1) if m == 0 else -sum(math.comb(m + 1, k) * b[k]
+                                               for k in range(m)) / (m + 1)
+    return b
+
+
+# J_r^-1's c = 1/theta^2 - cot(theta/2)/(2 theta) = sum_{n>=1} |B_2n| theta^(2n-2)/(2n)!
+# (radius 2 pi: each term ~theta^2/(4 pi^2) of the last)
+_BN = _bernoulli(32)
+_JRC = _series(abs(_BN[2 * n]) / math.factorial(2 * n) for n in range(1, 14))
+
+
+@njit(**JIT, fastmath=FM, inline="always")
+def _horner(c, x):
+    acc = c[-1]
+    for i in range(len(c) - 2, -1, -1):
+        acc = acc * x + c[i]
+    return acc
+
+
+@njit(**JIT, fastmath=FM)
+def rot_coefs(t2):
+    """(sin theta / theta, (1 - cos theta) / theta^2) at theta^2 = t2: exp([phi]x) =
+    I + a [phi]x + b [phi]x^2."""
+    if t2 < SERIES:
+        return _horner(_SINC, t2), _horner(_COSC, t2)
+    th = math.sqrt(t2)
+    co, si = _sincos(th)  # the planar kernels' branch-free cos and sin
+    return si / th, (1.0 - co) / t2
+
+
 @njit(**JIT, fastmath=FM)
 def _exp_rot9(p0, p1, p2):
     """exp([phi]x)'s nine entries as scalars, row by row (Rodrigues)."""
-    t2 = p0 * p0 + p1 * p1 + p2 * p2
-    if t2 < 1e-12:
-        a = 1.0 - t2 / 6.0
-        b = 0.5 - t2 / 24.0
-    else:
-        th = math.sqrt(t2)
-        co, si = _sincos(th)  # the planar kernels' branch-free cos and sin
-        a = si / th
-        b = (1.0 - co) / t2
+    a, b = rot_coefs(p0 * p0 + p1 * p1 + p2 * p2)
     return (1.0 - b * (p1 * p1 + p2 * p2), -a * p2 + b * p0 * p1, a * p1 + b * p0 * p2,
             a * p2 + b * p0 * p1, 1.0 - b * (p0 * p0 + p2 * p2), -a * p0 + b * p1 * p2,
             -a * p1 + b * p0 * p2, a * p0 + b * p1 * p2, 1.0 - b * (p0 * p0 + p1 * p1))
@@ -111,8 +152,8 @@ def _exp_rot9(p0, p1, p2):
 def jr_inv_coef(p0, p1, p2):
     """c of J_r^-1(phi) = I + 1/2 [phi]x + c [phi]x^2 (SO(3)'s inverse right Jacobian)."""
     t2 = p0 * p0 + p1 * p1 + p2 * p2
-    if t2 < 1e-8:
-        return 1.0 / 12.0 + t2 / 720.0
+    if t2 < SERIES:
+        return _horner(_JRC, t2)
     th = math.sqrt(t2)
     co, si = _sincos(th)
     return 1.0 / t2 - (1.0 + co) / (2.0 * th * si)
