@@ -79,7 +79,7 @@ def parameters(m: float, R: float, g: float, C_D: float, s: float, K: np.ndarray
     return par
 
 
-@njit(**JIT)
+@njit(**JIT, fastmath=FM)
 def _cross(a0, a1, a2, b0, b1, b2):
     return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
 
@@ -159,7 +159,7 @@ def jr_inv_coef(p0, p1, p2):
     return 1.0 / t2 - (1.0 + co) / (2.0 * th * si)
 
 
-@njit(**JIT)
+@njit(**JIT, fastmath=FM)
 def jr_inv_apply(p0, p1, p2, c, y0, y1, y2, sign):
     """J_r^-1(phi) y (sign = 1) or J_r^-T(phi) y (sign = -1):
     y + sign/2 phi x y + c phi x (phi x y)."""
@@ -169,7 +169,7 @@ def jr_inv_apply(p0, p1, p2, c, y0, y1, y2, sign):
     return y0 + h * z0 + c * zz0, y1 + h * z1 + c * zz1, y2 + h * z2 + c * zz2
 
 
-@njit(**JIT)
+@njit(**JIT, fastmath=FM)
 def kinematics(q, u, H, R, frames, ws, tmp):
     """Frames (N, 3, 3), and in ws the end points, their velocities, omega_k and the
     joints' world rates, from q, u and the holder H; tmp: (3, 3) scratch."""
@@ -241,7 +241,7 @@ def _inv3(a, out, base):
     out[base + 8] = (a[0] * a[4] - a[1] * a[3]) * di
 
 
-@njit(**JIT)
+@njit(**JIT, fastmath=FM)
 def aba(mode, q, u, H, tau, arm, par, presc, acc_p, qdd, jf, frames, ws, scr, tmp, d9):
     """Accelerations qdd = (v_dot, w_dot_1..w_dot_N) (w_dot in body components).
 
@@ -259,7 +259,7 @@ def aba(mode, q, u, H, tau, arm, par, presc, acc_p, qdd, jf, frames, ws, scr, tm
     passes(mode, tau, arm, par, presc, acc_p, qdd, jf, frames, ws, scr, tmp, d9, True)
 
 
-@njit(**JIT)
+@njit(**JIT, fastmath=FM)
 def passes(mode, tau, arm, par, presc, acc_p, qdd, jf, frames, ws, scr, tmp, d9, bias):
     """`aba` after its kinematics: frames and ws's kinematic columns (EP, EV, OM, WW)
     as `kinematics` left them; bias: False where ws's velocity products and bias
