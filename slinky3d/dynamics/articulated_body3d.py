@@ -109,8 +109,8 @@ def _bernoulli(n: int) -> list[Fraction]:
     """B_0..B_n (B_1 = -1/2)."""
     b = [Fraction(0)] * (n + 1)
     for m in range(n + 1):
-        b[m] = Fraction(1) if m == 0 else -sum(math.comb(m + 1, k) * b[k]
-                                               for k in range(m)) / (m + 1)
+        b[m] = Fraction(1) if m == 0 else -sum((math.comb(m + 1, k) * b[k] for k in range(m)),
+                                               Fraction(0)) / (m + 1)
     return b
 
 
