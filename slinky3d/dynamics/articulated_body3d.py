@@ -122,10 +122,19 @@ _JRC = _series(abs(_BN[2 * n]) / math.factorial(2 * n) for n in range(1, 14))
 
 @njit(**JIT, fastmath=FM, inline="always")
 def _horner(c, x):
-    acc = c[-1]
-    for i in range(len(c) - 2, -1, -1):
-        acc = acc * x + c[i]
-    return acc
+    """sum c_i x^i: Horner's rule in x^2 over the even and the odd terms, two chains
+    half as long side by side (the sweeps are bound by their latency)."""
+    x2 = x * x
+    n = len(c)
+    top = n - 1 if (n - 1) % 2 == 0 else n - 2
+    even = c[top]
+    for i in range(top - 2, -1, -2):
+        even = even * x2 + c[i]
+    top = n - 1 if (n - 1) % 2 == 1 else n - 2
+    odd = c[top]
+    for i in range(top - 2, 0, -2):
+        odd = odd * x2 + c[i]
+    return even + x * odd
 
 
 @njit(**JIT, fastmath=FM)
