@@ -1,7 +1,11 @@
 """Real-time solver throughput: wall seconds per simulated second, real-time factor,
-and cost versus the number of half hoops N.  Headless, single-threaded.
+and cost versus the number of half hoops N, and in the same run the 3D solver against
+issue 24's speed targets (bench_solver3d.speed_targets: 4S under both mass models
+beside the planar solver, the shaken hanging steel Slinky at N = 157, 500, 1000).
+Headless, single-threaded.
 
-    python benchmarks/bench_solver.py [--repeat 3] [--quick]
+    python benchmarks/bench_solver.py [--repeat 3] [--quick] [--only-3d]
+                                      [--no-write | --results DIR]
 
 Prints medians over repeats (machines are noisy) and writes the figures to
 benchmarks/results/bench_solver.json (report.py); JIT compilation is excluded
@@ -86,18 +90,32 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="shorter runs (smoke test)")
+    ap.add_argument("--only-3d", action="store_true",
+                    help="issue 24's speed targets only (the 3D solver, 4S's planar run beside it)")
+    ap.add_argument("--no-write", action="store_true", help="print only")
+    ap.add_argument("--results", type=Path, default=None, help="write the figures here instead")
     a = ap.parse_args()
     secs = 0.3 if a.quick else 3.0
+    figures: dict[str, Any] = {"simulated_s": secs, "repeats": a.repeat, "scenes": {}}
+    if not a.only_3d:
+        planar(figures, secs, a.repeat)
+    from bench_solver3d import speed_targets  # (it imports this module's eval_cost)
+
+    speed_targets(figures, a.repeat, a.quick)
+    if not a.no_write:
+        report.write("bench_solver", figures, a.results)
+
+
+def planar(figures: dict[str, Any], secs: float, repeat: int) -> None:
+    """The planar solver's figures: the paper's tests 1Pa and 4S, the cost versus N."""
     # warm the JIT (and its cache) so compilation is not timed
     Simulation(scene.load("1Pa")).step(20)
-
-    figures: dict[str, Any] = {"simulated_s": secs, "repeats": a.repeat, "scenes": {}}
-    print(f"paper tests, impacts on, {secs:g} s simulated (median of {a.repeat}):")
+    print(f"paper tests, impacts on, {secs:g} s simulated (median of {repeat}):")
     print(f"{'scene':8} {'N':>5} {'h ms':>6} {'wall s/sim s':>13} {'x real time':>12} "
           f"{'impacts':>8} {'evals/step':>10} {'x range':>12}")
     for name in ("1Pa", "4S"):
         sc = scene.load(name, [f"duration={secs}"])
-        w, info = run_scene(sc, secs, a.repeat)
+        w, info = run_scene(sc, secs, repeat)
         figures["scenes"][name] = {
             "N": sc.slinkies[0].params.N, "h_s": info["h"], "wall_per_sim_s": w,
             "real_time_factor": 1 / w, "real_time_factor_range": list(info["range"]),
@@ -114,7 +132,7 @@ def main() -> None:
     rows = []
     for n in ns:
         sc = scene.load("hanging-steel", scaled(n) + [f"duration={secs / 3}"])
-        w, info = run_scene(sc, secs / 3, a.repeat)
+        w, info = run_scene(sc, secs / 3, repeat)
         e = eval_cost(n)
         walls.append(w)
         evs.append(e)
@@ -131,7 +149,6 @@ def main() -> None:
     figures["exponent_step"] = float(k)
     figures["exponent_eval"] = float(ke)
     figures["eval_us_N157"] = one
-    report.write("bench_solver", figures)
 
 
 if __name__ == "__main__":

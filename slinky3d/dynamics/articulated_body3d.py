@@ -29,6 +29,7 @@ coils, a scripted anchor and the grab use this.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 from numba import njit
@@ -78,7 +79,7 @@ def parameters(m: float, R: float, g: float, C_D: float, s: float, K: np.ndarray
     return par
 
 
-@njit(**JIT)
+@njit(**JIT, fastmath=FM)
 def _cross(a0, a1, a2, b0, b1, b2):
     return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
 
@@ -90,18 +91,67 @@ def exp_rot(p0, p1, p2, out):
      out[2, 2]) = _exp_rot9(p0, p1, p2)
 
 
+def _series(terms) -> tuple[float, ...]:
+    return tuple(float(t) for t in terms)
+
+
+# Below SERIES (theta^2 < 1 rad^2: every sprung joint of a Slinky) the rotation's
+# coefficients are power series in theta^2, summed by Horner: no square root, division
+# or cosine and sine, so that the per-joint sweeps are a few fused multiply-adds (the
+# next term omitted is below 3e-18 of the sum); above it, the closed forms.
+SERIES = 1.0
+# sin(theta)/theta and (1 - cos(theta))/theta^2 (entire: 1/(2n+1)!, 1/(2n+2)!, alternating)
+_SINC = _series((-1) ** n / Fraction(math.factorial(2 * n + 1)) for n in range(11))
+_COSC = _series((-1) ** n / Fraction(math.factorial(2 * n + 2)) for n in range(11))
+
+
+def _bernoulli(n: int) -> list[Fraction]:
+    """B_0..B_n (B_1 = -1/2)."""
+    b = [Fraction(0)] * (n + 1)
+    for m in range(n + 1):
+        b[m] = Fraction(1) if m == 0 else -sum((math.comb(m + 1, k) * b[k] for k in range(m)),
+                                               Fraction(0)) / (m + 1)
+    return b
+
+
+# J_r^-1's c = 1/theta^2 - cot(theta/2)/(2 theta) = sum_{n>=1} |B_2n| theta^(2n-2)/(2n)!
+# (radius 2 pi: each term ~theta^2/(4 pi^2) of the last)
+_BN = _bernoulli(32)
+_JRC = _series(abs(_BN[2 * n]) / math.factorial(2 * n) for n in range(1, 14))
+
+
+@njit(**JIT, fastmath=FM, inline="always")
+def _horner(c, x):
+    """sum c_i x^i: Horner's rule in x^2 over the even and the odd terms, two chains
+    half as long side by side (the sweeps are bound by their latency)."""
+    x2 = x * x
+    n = len(c)
+    top = n - 1 if (n - 1) % 2 == 0 else n - 2
+    even = c[top]
+    for i in range(top - 2, -1, -2):
+        even = even * x2 + c[i]
+    top = n - 1 if (n - 1) % 2 == 1 else n - 2
+    odd = c[top]
+    for i in range(top - 2, 0, -2):
+        odd = odd * x2 + c[i]
+    return even + x * odd
+
+
+@njit(**JIT, fastmath=FM)
+def rot_coefs(t2):
+    """(sin theta / theta, (1 - cos theta) / theta^2) at theta^2 = t2: exp([phi]x) =
+    I + a [phi]x + b [phi]x^2."""
+    if t2 < SERIES:
+        return _horner(_SINC, t2), _horner(_COSC, t2)
+    th = math.sqrt(t2)
+    co, si = _sincos(th)  # the planar kernels' branch-free cos and sin
+    return si / th, (1.0 - co) / t2
+
+
 @njit(**JIT, fastmath=FM)
 def _exp_rot9(p0, p1, p2):
     """exp([phi]x)'s nine entries as scalars, row by row (Rodrigues)."""
-    t2 = p0 * p0 + p1 * p1 + p2 * p2
-    if t2 < 1e-12:
-        a = 1.0 - t2 / 6.0
-        b = 0.5 - t2 / 24.0
-    else:
-        th = math.sqrt(t2)
-        co, si = _sincos(th)  # the planar kernels' branch-free cos and sin
-        a = si / th
-        b = (1.0 - co) / t2
+    a, b = rot_coefs(p0 * p0 + p1 * p1 + p2 * p2)
     return (1.0 - b * (p1 * p1 + p2 * p2), -a * p2 + b * p0 * p1, a * p1 + b * p0 * p2,
             a * p2 + b * p0 * p1, 1.0 - b * (p0 * p0 + p2 * p2), -a * p0 + b * p1 * p2,
             -a * p1 + b * p0 * p2, a * p0 + b * p1 * p2, 1.0 - b * (p0 * p0 + p1 * p1))
@@ -111,14 +161,14 @@ def _exp_rot9(p0, p1, p2):
 def jr_inv_coef(p0, p1, p2):
     """c of J_r^-1(phi) = I + 1/2 [phi]x + c [phi]x^2 (SO(3)'s inverse right Jacobian)."""
     t2 = p0 * p0 + p1 * p1 + p2 * p2
-    if t2 < 1e-8:
-        return 1.0 / 12.0 + t2 / 720.0
+    if t2 < SERIES:
+        return _horner(_JRC, t2)
     th = math.sqrt(t2)
     co, si = _sincos(th)
     return 1.0 / t2 - (1.0 + co) / (2.0 * th * si)
 
 
-@njit(**JIT)
+@njit(**JIT, fastmath=FM)
 def jr_inv_apply(p0, p1, p2, c, y0, y1, y2, sign):
     """J_r^-1(phi) y (sign = 1) or J_r^-T(phi) y (sign = -1):
     y + sign/2 phi x y + c phi x (phi x y)."""
@@ -128,10 +178,57 @@ def jr_inv_apply(p0, p1, p2, c, y0, y1, y2, sign):
     return y0 + h * z0 + c * zz0, y1 + h * z1 + c * zz1, y2 + h * z2 + c * zz2
 
 
-@njit(**JIT)
+@njit(**JIT, fastmath=FM, inline="always")
+def _bias_row(r, F00, F01, F10, F11, F20, F21, F02, F12, F22, e0, e1, e2, v0, v1, v2,
+              w0, w1, w2, o0, o1, o2, R, m, sb, I0, I1, I2):
+    """Pass 1 of the articulated-body algorithm for one half hoop: its joint's velocity
+    product (CC) and its body's bias force (PB) into its row r, from its frame F, E_k,
+    E_k's velocity v, the joint's world rate w and omega_k."""
+    # c = (omega_{k-1} x w, E x (omega_{k-1} x w) + E_dot x w); omega_k x w the same
+    c0, c1, c2 = _cross(o0, o1, o2, w0, w1, w2)
+    b0, b1, b2 = _cross(e0, e1, e2, c0, c1, c2)
+    g0, g1, g2 = _cross(v0, v1, v2, w0, w1, w2)
+    r[CC], r[CC + 1], r[CC + 2] = c0, c1, c2
+    r[CC + 3], r[CC + 4], r[CC + 5] = b0 + g0, b1 + g1, b2 + g2
+    # centroid from E_k: R d + s b
+    s0 = R * F00 + sb * F01
+    s1 = R * F10 + sb * F11
+    s2 = R * F20 + sb * F21
+    x0, x1, x2 = _cross(o0, o1, o2, s0, s1, s2)
+    f0 = m * (v0 + x0)
+    f1 = m * (v1 + x1)
+    f2 = m * (v2 + x2)
+    # I_c omega in world: F Ic F^T omega
+    j0 = I0 * (F00 * o0 + F10 * o1 + F20 * o2)
+    j1 = I1 * (F01 * o0 + F11 * o1 + F21 * o2)
+    j2 = I2 * (F02 * o0 + F12 * o1 + F22 * o2)
+    y0, y1, y2 = _cross(e0 + s0, e1 + s1, e2 + s2, f0, f1, f2)
+    n0 = F00 * j0 + F01 * j1 + F02 * j2 + y0
+    n1 = F10 * j0 + F11 * j1 + F12 * j2 + y1
+    n2 = F20 * j0 + F21 * j1 + F22 * j2 + y2
+    # p = (omega x n_O + v_O x f, omega x f), v_O = E_dot - omega x E
+    x0, x1, x2 = _cross(o0, o1, o2, e0, e1, e2)
+    x0, x1, x2 = v0 - x0, v1 - x1, v2 - x2
+    p0, p1, p2 = _cross(o0, o1, o2, n0, n1, n2)
+    z0, z1, z2 = _cross(x0, x1, x2, f0, f1, f2)
+    r[PB], r[PB + 1], r[PB + 2] = p0 + z0, p1 + z1, p2 + z2
+    p3, p4, p5 = _cross(o0, o1, o2, f0, f1, f2)
+    r[PB + 3], r[PB + 4], r[PB + 5] = p3, p4, p5
+
+
+@njit(**JIT, fastmath=FM)
 def kinematics(q, u, H, R, frames, ws, tmp):
     """Frames (N, 3, 3), and in ws the end points, their velocities, omega_k and the
     joints' world rates, from q, u and the holder H; tmp: (3, 3) scratch."""
+    _sweep(q, u, H, R, 0.0, 0.0, 0.0, 0.0, 0.0, frames, ws, False)
+
+
+@njit(**JIT, fastmath=FM)
+def _sweep(q, u, H, R, m, sb, I0, I1, I2, frames, ws, bias):
+    """`kinematics`, and where bias, pass 1 of the articulated-body algorithm in the
+    same loop (each joint's velocity product and its body's bias force, ws's CC and
+    PB, from the values just computed): m, sb, I0..I2 the mass, centroid offset and
+    inertia (P_M, P_S, P_IC)."""
     n = frames.shape[0]
     ex, ey, ez = q[0], q[1], q[2]
     vx, vy, vz = u[0], u[1], u[2]
@@ -171,6 +268,9 @@ def kinematics(q, u, H, R, frames, ws, tmp):
         o1 += w1
         o2 += w2
         r[OM], r[OM + 1], r[OM + 2] = o0, o1, o2
+        if bias:
+            _bias_row(r, F00, F01, F10, F11, F20, F21, F02, F12, F22, ex, ey, ez, vx, vy, vz,
+                      w0, w1, w2, o0, o1, o2, R, m, sb, I0, I1, I2)
         dx, dy, dz = 2.0 * R * F00, 2.0 * R * F10, 2.0 * R * F20
         ex += dx
         ey += dy
@@ -200,7 +300,7 @@ def _inv3(a, out, base):
     out[base + 8] = (a[0] * a[4] - a[1] * a[3]) * di
 
 
-@njit(**JIT)
+@njit(**JIT, fastmath=FM)
 def aba(mode, q, u, H, tau, arm, par, presc, acc_p, qdd, jf, frames, ws, scr, tmp, d9):
     """Accelerations qdd = (v_dot, w_dot_1..w_dot_N) (w_dot in body components).
 
@@ -214,11 +314,12 @@ def aba(mode, q, u, H, tau, arm, par, presc, acc_p, qdd, jf, frames, ws, scr, tm
     pivoted base (world, weight included); 0 elsewhere.
     ws, scr from `workspace`; tmp (3, 3), d9 (9): scratch.
     """
-    kinematics(q, u, H, par[P_R], frames, ws, tmp)
-    passes(mode, tau, arm, par, presc, acc_p, qdd, jf, frames, ws, scr, tmp, d9, True)
+    _sweep(q, u, H, par[P_R], par[P_M], par[P_S], par[P_IC], par[P_IC + 1], par[P_IC + 2],
+           frames, ws, True)
+    passes(mode, tau, arm, par, presc, acc_p, qdd, jf, frames, ws, scr, tmp, d9, False)
 
 
-@njit(**JIT)
+@njit(**JIT, fastmath=FM)
 def passes(mode, tau, arm, par, presc, acc_p, qdd, jf, frames, ws, scr, tmp, d9, bias):
     """`aba` after its kinematics: frames and ws's kinematic columns (EP, EV, OM, WW)
     as `kinematics` left them; bias: False where ws's velocity products and bias
@@ -229,51 +330,16 @@ def passes(mode, tau, arm, par, presc, acc_p, qdd, jf, frames, ws, scr, tmp, d9,
     m = par[P_M]
     R = par[P_R]
     sb = par[P_S]
-    # Pass 1: velocity products and bias forces (no recurrence left: kinematics did it)
+    # Pass 1: velocity products and bias forces (where not known: `_sweep` fuses them
+    # with the kinematics), and the joints' forces in world components
     for k in range(n):
         r = ws[k]
         F = frames[k]
-        if not bias:
-            j = 3 + 3 * k
-            r[TW] = F[0, 0] * tau[j] + F[0, 1] * tau[j + 1] + F[0, 2] * tau[j + 2]
-            r[TW + 1] = F[1, 0] * tau[j] + F[1, 1] * tau[j + 1] + F[1, 2] * tau[j + 2]
-            r[TW + 2] = F[2, 0] * tau[j] + F[2, 1] * tau[j + 1] + F[2, 2] * tau[j + 2]
-            continue
-        e0, e1, e2 = r[EP], r[EP + 1], r[EP + 2]
-        w0, w1, w2 = r[WW], r[WW + 1], r[WW + 2]
-        o0, o1, o2 = r[OM], r[OM + 1], r[OM + 2]
-        # c = (omega_{k-1} x w, E x (omega_{k-1} x w) + E_dot x w); omega_k x w the same
-        a0, a1, a2 = _cross(o0, o1, o2, w0, w1, w2)
-        b0, b1, b2 = _cross(e0, e1, e2, a0, a1, a2)
-        g0, g1, g2 = _cross(r[EV], r[EV + 1], r[EV + 2], w0, w1, w2)
-        r[CC], r[CC + 1], r[CC + 2] = a0, a1, a2
-        r[CC + 3], r[CC + 4], r[CC + 5] = b0 + g0, b1 + g1, b2 + g2
-        # centroid from E_k: R d + s b
-        s0 = R * F[0, 0] + sb * F[0, 1]
-        s1 = R * F[1, 0] + sb * F[1, 1]
-        s2 = R * F[2, 0] + sb * F[2, 1]
-        c0, c1, c2 = e0 + s0, e1 + s1, e2 + s2
-        x0, x1, x2 = _cross(o0, o1, o2, s0, s1, s2)
-        f0 = m * (r[EV] + x0)
-        f1 = m * (r[EV + 1] + x1)
-        f2 = m * (r[EV + 2] + x2)
-        # I_c omega in world: F Ic F^T omega
-        j0 = par[P_IC] * (F[0, 0] * o0 + F[1, 0] * o1 + F[2, 0] * o2)
-        j1 = par[P_IC + 1] * (F[0, 1] * o0 + F[1, 1] * o1 + F[2, 1] * o2)
-        j2 = par[P_IC + 2] * (F[0, 2] * o0 + F[1, 2] * o1 + F[2, 2] * o2)
-        y0, y1, y2 = _cross(c0, c1, c2, f0, f1, f2)
-        n0 = F[0, 0] * j0 + F[0, 1] * j1 + F[0, 2] * j2 + y0
-        n1 = F[1, 0] * j0 + F[1, 1] * j1 + F[1, 2] * j2 + y1
-        n2 = F[2, 0] * j0 + F[2, 1] * j1 + F[2, 2] * j2 + y2
-        # p = (omega x n_O + v_O x f, omega x f), v_O = E_dot - omega x E
-        v0, v1, v2 = _cross(o0, o1, o2, e0, e1, e2)
-        v0, v1, v2 = r[EV] - v0, r[EV + 1] - v1, r[EV + 2] - v2
-        p0, p1, p2 = _cross(o0, o1, o2, n0, n1, n2)
-        z0, z1, z2 = _cross(v0, v1, v2, f0, f1, f2)
-        r[PB], r[PB + 1], r[PB + 2] = p0 + z0, p1 + z1, p2 + z2
-        p3, p4, p5 = _cross(o0, o1, o2, f0, f1, f2)
-        r[PB + 3], r[PB + 4], r[PB + 5] = p3, p4, p5
-        # the joint's force in world components
+        if bias:
+            _bias_row(r, F[0, 0], F[0, 1], F[1, 0], F[1, 1], F[2, 0], F[2, 1], F[0, 2],
+                      F[1, 2], F[2, 2], r[EP], r[EP + 1], r[EP + 2], r[EV], r[EV + 1],
+                      r[EV + 2], r[WW], r[WW + 1], r[WW + 2], r[OM], r[OM + 1], r[OM + 2], R,
+                      m, sb, par[P_IC], par[P_IC + 1], par[P_IC + 2])
         j = 3 + 3 * k
         r[TW] = F[0, 0] * tau[j] + F[0, 1] * tau[j + 1] + F[0, 2] * tau[j + 2]
         r[TW + 1] = F[1, 0] * tau[j] + F[1, 1] * tau[j + 1] + F[1, 2] * tau[j + 2]
@@ -371,15 +437,18 @@ def passes(mode, tau, arm, par, presc, acc_p, qdd, jf, frames, ws, scr, tmp, d9,
         z0, z1, z2 = _cross(U32, U42, U52, e0, e1, e2)
         # the armature in world components, F A F^T (A symmetric, body components)
         Am = arm[k]
-        for a in range(3):  # tmp = A F^T
-            for jj in range(3):
-                tmp[a, jj] = Am[a, 0] * F[jj, 0] + Am[a, 1] * F[jj, 1] + Am[a, 2] * F[jj, 2]
-        g00 = F[0, 0] * tmp[0, 0] + F[0, 1] * tmp[1, 0] + F[0, 2] * tmp[2, 0]
-        g01 = F[0, 0] * tmp[0, 1] + F[0, 1] * tmp[1, 1] + F[0, 2] * tmp[2, 1]
-        g02 = F[0, 0] * tmp[0, 2] + F[0, 1] * tmp[1, 2] + F[0, 2] * tmp[2, 2]
-        g11 = F[1, 0] * tmp[0, 1] + F[1, 1] * tmp[1, 1] + F[1, 2] * tmp[2, 1]
-        g12 = F[1, 0] * tmp[0, 2] + F[1, 1] * tmp[1, 2] + F[1, 2] * tmp[2, 2]
-        g22 = F[2, 0] * tmp[0, 2] + F[2, 1] * tmp[1, 2] + F[2, 2] * tmp[2, 2]
+        g00 = g01 = g02 = g11 = g12 = g22 = 0.0
+        if (Am[0, 0] != 0.0 or Am[1, 1] != 0.0 or Am[2, 2] != 0.0 or Am[0, 1] != 0.0
+                or Am[0, 2] != 0.0 or Am[1, 2] != 0.0):  # none in a solve without a stage
+            for a in range(3):  # tmp = A F^T
+                for jj in range(3):
+                    tmp[a, jj] = Am[a, 0] * F[jj, 0] + Am[a, 1] * F[jj, 1] + Am[a, 2] * F[jj, 2]
+            g00 = F[0, 0] * tmp[0, 0] + F[0, 1] * tmp[1, 0] + F[0, 2] * tmp[2, 0]
+            g01 = F[0, 0] * tmp[0, 1] + F[0, 1] * tmp[1, 1] + F[0, 2] * tmp[2, 1]
+            g02 = F[0, 0] * tmp[0, 2] + F[0, 1] * tmp[1, 2] + F[0, 2] * tmp[2, 2]
+            g11 = F[1, 0] * tmp[0, 1] + F[1, 1] * tmp[1, 1] + F[1, 2] * tmp[2, 1]
+            g12 = F[1, 0] * tmp[0, 2] + F[1, 1] * tmp[1, 2] + F[1, 2] * tmp[2, 2]
+            g22 = F[2, 0] * tmp[0, 2] + F[2, 1] * tmp[1, 2] + F[2, 2] * tmp[2, 2]
         d00 = U00 + x0 + g00
         d01 = U01 + y0 + g01
         d02 = U02 + z0 + g02

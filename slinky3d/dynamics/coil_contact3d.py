@@ -58,14 +58,7 @@ NEWTON = 6  # flows refining a hit's time from its dense estimate before the sca
 @njit(**JIT)
 def opening(p0, p1, p2):
     """s = -exp(phi)[2, 0] = -d_j . a_{j-1} of a joint's rotation vector phi."""
-    t2 = p0 * p0 + p1 * p1 + p2 * p2
-    if t2 < 1e-12:
-        a = 1.0 - t2 / 6.0
-        b = 0.5 - t2 / 24.0
-    else:
-        th = math.sqrt(t2)
-        a = math.sin(th) / th
-        b = (1.0 - math.cos(th)) / t2
+    a, b = ab.rot_coefs(p0 * p0 + p1 * p1 + p2 * p2)
     return a * p1 - b * p0 * p2
 
 

@@ -33,7 +33,7 @@ from numba import njit
 
 from slinky3d.dynamics import articulated_body3d as ab
 from slinky3d.dynamics import grab3d
-from slinky3d.dynamics.articulated_body import JIT
+from slinky3d.dynamics.articulated_body import FM, JIT
 from slinky3d.dynamics.integrator import (
     ERR_TOL,
     EXP_A,
@@ -146,7 +146,7 @@ def external_forces(mode, q, u, H, par, w):
                           w.gscr[n1])
 
 
-@njit(**JIT)
+@njit(**JIT, fastmath=FM)
 def joint_forces(mode, q, qx, vdamp, par, G, tau):
     """tau: each joint's spring and damper, body components, -J_r^-T(phi) K phi
     - G^T K qx - C_D vdamp (qx = 0, vdamp = u: the true forces); none at an unsprung
@@ -191,7 +191,7 @@ def accelerations(mode, q, u, H, par, w):
     w.evaluations[0] += 1
 
 
-@njit(**JIT)
+@njit(**JIT, fastmath=FM)
 def rates(q, u, out):
     """q_dot = f_q(q, u): E_1's velocity; J_r^-1(phi_k) w_k."""
     out[0], out[1], out[2] = u[0], u[1], u[2]
@@ -202,7 +202,7 @@ def rates(q, u, out):
                                                          u[j + 2], 1.0)
 
 
-@njit(**JIT)
+@njit(**JIT, fastmath=FM)
 def _stage_forces(mode, q, u, gh, par, w):
     """One stage's q rate vd = f_q(q, u) + G vdamp, then qx += gh vd, vdamp += u, and
     the joints' forces (joint_forces) at them: `rates`, the W-method's terms and
@@ -251,7 +251,7 @@ def _stage_forces(mode, q, u, gh, par, w):
         tau[j + 2] = -t2 - (Gk[0, 2] * y0 + Gk[1, 2] * y1 + Gk[2, 2] * y2) - cd * d2
 
 
-@njit(**JIT)
+@njit(**JIT, fastmath=FM)
 def _stage_rates(st, h, gh, w):
     """The stage's increments: kv = h qdd, kq = h vd + gh G kv (E_1's: + gh kv)."""
     kv = w.kv
@@ -272,7 +272,7 @@ def _stage_rates(st, h, gh, w):
             kq[st, j + i] = h * vd[j + i] + gh * (Gk[i, 0] * s0 + Gk[i, 1] * s1 + Gk[i, 2] * s2)
 
 
-@njit(**JIT)
+@njit(**JIT, fastmath=FM)
 def _start(mode, q, gh, g2h2, par, w):
     """G = J_r^-1(phi) and the armature gamma h C_D I + gamma^2 h^2 G^T K G, per joint."""
     n = w.G.shape[0]
@@ -285,9 +285,17 @@ def _start(mode, q, gh, g2h2, par, w):
         p0, p1, p2 = q[j], q[j + 1], q[j + 2]
         c = ab.jr_inv_coef(p0, p1, p2)
         Gk = w.G[k]
-        g00, g10, g20 = ab.jr_inv_apply(p0, p1, p2, c, 1.0, 0.0, 0.0, 1.0)
-        g01, g11, g21 = ab.jr_inv_apply(p0, p1, p2, c, 0.0, 1.0, 0.0, 1.0)
-        g02, g12, g22 = ab.jr_inv_apply(p0, p1, p2, c, 0.0, 0.0, 1.0, 1.0)
+        # I + 1/2 [phi]x + c [phi]x^2, [phi]x^2 = phi phi^T - |phi|^2 I
+        h0 = 0.5 * p0
+        h1 = 0.5 * p1
+        h2 = 0.5 * p2
+        c01 = c * p0 * p1
+        c02 = c * p0 * p2
+        c12 = c * p1 * p2
+        d = 1.0 - c * (p0 * p0 + p1 * p1 + p2 * p2)
+        g00, g01, g02 = d + c * p0 * p0, c01 - h2, c02 + h1
+        g10, g11, g12 = c01 + h2, d + c * p1 * p1, c12 - h0
+        g20, g21, g22 = c02 - h1, c12 + h0, d + c * p2 * p2
         Gk[0, 0], Gk[0, 1], Gk[0, 2] = g00, g01, g02
         Gk[1, 0], Gk[1, 1], Gk[1, 2] = g10, g11, g12
         Gk[2, 0], Gk[2, 1], Gk[2, 2] = g20, g21, g22
@@ -339,7 +347,7 @@ def _rechart(mode, q, H, tmp, d9):
     q[3] = q[4] = q[5] = 0.0
 
 
-@njit(**JIT)
+@njit(**JIT, fastmath=FM)
 def stages(mode, q, u, H, h, par, w):
     """One step of h of the scheme above, in place; returns its error estimate (0 for
     the explicit tableau)."""

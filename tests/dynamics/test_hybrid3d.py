@@ -106,3 +106,32 @@ def test_prescribed_at_the_free_acceleration_changes_nothing():
     scale = np.abs(w.tau).max()
     assert np.abs(w.jf[3:] - w.tau[3:]).max() < 1e-11 * scale
     assert np.abs(w.qdd - free).max() == 0.0
+
+
+@pytest.mark.parametrize("anchor", chain3d.ANCHORS)
+def test_passes_after_the_kinematics_are_the_fused_solve(anchor):
+    """`aba` computes pass 1 inside the kinematics' loop; `kinematics` then `passes`
+    with bias (pass 1 from the stored kinematics) gives the same accelerations and
+    prescribed forces, with some joints prescribed and an armature on."""
+    from slinky3d.dynamics import articulated_body3d as ab
+
+    p = piece(3, C_D=2e-4)
+    x, frames, holder, omega = pose_3d(p, 9)
+    v = np.array([0.3, -0.2, 0.5]) if anchor == "free" else np.zeros(3)
+    s = Solver3D(p, x, frames, v, omega, anchor, holder, "arc")
+    w = s.work
+    rng = np.random.default_rng(3)
+    w.presc[[1, 4]] = True
+    w.acc_p[:] = 30.0 * rng.normal(size=w.acc_p.size)
+    w.tau[:] = rng.normal(size=w.tau.size)
+    a = rng.normal(size=w.arm.shape) * 1e-6
+    w.arm[:] = a + a.transpose(0, 2, 1)
+    ab.aba(s.mode, s.q, s.u, s.H, w.tau, w.arm, s.par, w.presc, w.acc_p, w.qdd, w.jf,
+           w.frames, w.ws, w.scr, w.tmp, w.d9)
+    fused = w.qdd.copy(), w.jf.copy()
+    w.ws[:] = 0.0
+    ab.kinematics(s.q, s.u, s.H, p.R, w.frames, w.ws, w.tmp)
+    ab.passes(s.mode, w.tau, w.arm, s.par, w.presc, w.acc_p, w.qdd, w.jf, w.frames, w.ws,
+              w.scr, w.tmp, w.d9, True)
+    for got, want in zip((w.qdd, w.jf), fused, strict=True):
+        assert np.abs(got - want).max() <= 1e-13 * np.abs(want).max()

@@ -36,6 +36,32 @@ def test_accelerations_are_the_reference_ones(anchor, mass):
     assert np.abs(vd - vd_ref).max() < 1e-12 * scale * p.R
 
 
+
+def test_rotation_coefficients_are_exact_on_both_sides_of_the_series():
+    """exp([phi]x) and J_r^-1(phi), whose coefficients are power series below
+    ab.SERIES and closed forms above: exp is scipy's rotation and J_r^-1 inverts J_r
+    (the closed form J_r = I - (1 - cos)/t^2 [phi]x + (t - sin)/t^3 [phi]x^2) to
+    round-off, either side of the switch and across it."""
+    from scipy.spatial.transform import Rotation
+
+    from slinky3d.dynamics import articulated_body3d as ab
+
+    rng = np.random.default_rng(5)
+    root = math.sqrt(ab.SERIES)
+    for t in np.r_[rng.uniform(0.0, 2.5, 300), 1e-9, 0.0, root * (1 - 1e-15), root]:
+        axis = rng.normal(size=3)
+        phi = t * axis / np.linalg.norm(axis)
+        X = np.zeros((3, 3))
+        ab.exp_rot(*phi, X)
+        assert np.abs(X - Rotation.from_rotvec(phi).as_matrix()).max() < 1e-15
+        P = np.array([[0, -phi[2], phi[1]], [phi[2], 0, -phi[0]], [-phi[1], phi[0], 0]])
+        c = ab.jr_inv_coef(*phi)
+        inv = np.eye(3) + 0.5 * P + c * P @ P
+        if t > 0.1:  # the closed form of J_r itself loses digits near 0
+            jr = np.eye(3) - (1 - math.cos(t)) / t**2 * P + (t - math.sin(t)) / t**3 * P @ P
+            assert np.abs(inv @ jr - np.eye(3)).max() < 1e-14
+        assert abs(c - (1 / 12 + t * t / 720 + t**4 / 30240)) < 2e-6 * t**6 + 3e-17
+
 @cache
 def _pivot_swing():
     """An undamped 3D swing on a pivot (half hoop 1 free to turn about E_1), 0.05 s:
