@@ -68,7 +68,8 @@ NCOLS_CONTACT = 15
 EDGE = 1000  # a contact's surface number: planes from 0, edges from EDGE
 
 INF = 1e30
-SAME_PLACE = 1e-4  # m: two contacts of one half hoop this close are one
+SAME_PLACE = 1e-4  # m: two contacts of one half hoop this close ...
+SAME_NORMAL = 0.99  # ... with normals this near (cosine) are one
 BLOCK_DEPTH = 0.01  # m: a block's face holds points at most this far inside
 
 
@@ -533,10 +534,12 @@ def reduced(cont: np.ndarray, locked: np.ndarray,
     (the indices kept, gone)."""
     part = np.cumsum(~np.concatenate([[True], locked[1:]]))
     keys: dict[tuple[int, int], list[int]] = {}
-    # of two contacts of one half hoop at one place (an end point on a face and the arc's
-    # point by an edge), the deeper one: a pair would make the Delassus matrix singular
+    # of two contacts of one half hoop at one place with one normal (an end point on a
+    # face and the arc's point by its edge), the deeper: a pair would make the Delassus
+    # matrix singular (a point in a step's corner keeps both faces: different normals)
     same = ((np.abs(cont[:, None, 1:4] - cont[None, :, 1:4]).max(axis=2) < SAME_PLACE)
-            & (cont[:, None, 0] == cont[None, :, 0]))
+            & (cont[:, None, 0] == cont[None, :, 0])
+            & (cont[:, 4:7] @ cont[:, 4:7].T > SAME_NORMAL))
     deeper = (cont[None, :, 13] < cont[:, None, 13]) | (
         (cont[None, :, 13] == cont[:, None, 13]) & np.tri(len(cont), k=-1, dtype=bool))
     gone = (same & deeper).any(axis=1)
