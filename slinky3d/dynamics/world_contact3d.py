@@ -46,7 +46,9 @@ MARGIN = 2e-3  # m: a contact enters the solve this far out (plus a step's trave
 MAX_CONTACTS = 96  # world contacts at once (the nearest kept)
 DIRS = 4  # friction directions: +-t1, +-t2 (the pyramid; docs/model.md section 12)
 LOCK_ROUNDS = 24  # rounds of the coil locks' check a piece
-PULL = 1e-9  # relative to the largest: a lock's contact this far below zero pulls
+PULL = 1e-6  # relative to the largest: a lock's contact this far below zero pulls (the
+# contacts' regularisation leaves the resting locks' moments noisy at ~1e-9)
+MANY = 16  # from the fourth round on, this many pulling locks are freed at once
 TOUCH = 1e-7  # a coil this near its bound (in the opening s) is locked at the start
 INTERIOR = 1e-7  # m: an arc's inner point enters only this far below its ends
 REGULARIZE = 1e-6  # relative: added to the Delassus diagonal (redundant contacts; a
@@ -67,7 +69,8 @@ NCOLS_CONTACT = 15
 EDGE = 1000  # a contact's surface number: planes from 0, edges from EDGE
 
 INF = 1e30
-SAME_PLACE = 1e-4  # m: two contacts of one half hoop this close are one
+SAME_PLACE = 1e-4  # m: two contacts of one half hoop this close ...
+SAME_NORMAL = 0.99  # ... with normals this near (cosine) are one
 BLOCK_DEPTH = 0.01  # m: a block's face holds points at most this far inside
 
 
@@ -532,10 +535,12 @@ def reduced(cont: np.ndarray, locked: np.ndarray,
     (the indices kept, gone)."""
     part = np.cumsum(~np.concatenate([[True], locked[1:]]))
     keys: dict[tuple[int, int], list[int]] = {}
-    # of two contacts of one half hoop at one place (an end point on a face and the arc's
-    # point by an edge), the deeper one: a pair would make the Delassus matrix singular
+    # of two contacts of one half hoop at one place with one normal (an end point on a
+    # face and the arc's point by its edge), the deeper: a pair would make the Delassus
+    # matrix singular (a point in a step's corner keeps both faces: different normals)
     same = ((np.abs(cont[:, None, 1:4] - cont[None, :, 1:4]).max(axis=2) < SAME_PLACE)
-            & (cont[:, None, 0] == cont[None, :, 0]))
+            & (cont[:, None, 0] == cont[None, :, 0])
+            & (cont[:, 4:7] @ cont[:, 4:7].T > SAME_NORMAL))
     deeper = (cont[None, :, 13] < cont[:, None, 13]) | (
         (cont[None, :, 13] == cont[:, None, 13]) & np.tri(len(cont), k=-1, dtype=bool))
     gone = (same & deeper).any(axis=1)
@@ -681,7 +686,7 @@ class WorldContact3D:
         lam = np.zeros(0)
         rf = np.zeros(0)
         cont = every[:0]
-        for _ in range(LOCK_ROUNDS):
+        for rnd in range(LOCK_ROUNDS):
             lock_targets(q, u, h, s.smin, locked, acc_p, w.tmp)
             ab.aba(mode, q, u, H, tau, w.arm, par, locked, acc_p, w.qdd, w.jf, w.frames,
                    w.ws, w.scr, w.tmp, w.d9)
@@ -730,8 +735,12 @@ class WorldContact3D:
                 kept |= locked & ~before & freed
                 continue
             if at >= 0:
-                locked[at] = False
-                freed[at] = True
+                pulling = locked & (c < -PULL * np.abs(c[locked]).max())
+                if rnd < 3 or pulling.sum() < MANY:  # one at a time, the worst first
+                    pulling[:] = False
+                    pulling[at] = True
+                locked &= ~pulling  # (the planar solver's rule for a dragged stack)
+                freed |= pulling
                 continue
             break
         self.last_contacts = len(cont)

@@ -74,6 +74,8 @@ def from_dict(doc: dict, where: str = "<scene>", overrides: Sequence[str] = (),
     for i, s in enumerate(slinkies):
         check_clear(ctx, "slinky" if len(slinkies) == 1 else f"slinky.{i}", s, world)
     rotate = t.number("rotate", 0.0, lo=-ROTATE_MAX, hi=ROTATE_MAX)
+    if world.solid:  # the blocks are drawn turned with the scene, as the 3D solver has them
+        look = replace(look, stairs_turn=math.radians(rotate % 360.0))  # Scene.turn
     camera = turned_camera(read_camera(t.table("camera", CAMERA_KEYS)), rotate)
     return Scene(
         slinkies=slinkies,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from slinky3d.model.chain3d import in_space
+from slinky3d.model.chain3d import in_space, turn_about_vertical
 from slinky3d.runtime.snapshot import SlinkySnapshot
 from slinky3d.viewer.helix import bulges, ends3, wire_thickness
 
@@ -205,8 +205,14 @@ def hand_boxes(sl: SlinkySnapshot, colour: tuple[float, ...]) -> list[np.ndarray
 
 
 def stair_boxes(
-    steps, depth: float, floor_y: float, colour: tuple[float, ...]
+    steps, depth: float, floor_y: float, colour: tuple[float, ...], turn: float = 0.0
 ) -> list[np.ndarray]:
-    """One block per step (x0, x1, top_y), from the floor up, centred on z = 0."""
-    return [span_box([x0, min(floor_y, top - 0.01), -0.5 * depth], [x1, top, 0.5 * depth],
-                     colour) for x0, x1, top in steps]
+    """One block per step (x0, x1, top_y), from the floor up, centred on z = 0, turned
+    by `turn` (rad) about the vertical through the origin (the scene's `rotate`)."""
+    T = turn_about_vertical(turn)
+    out = []
+    for x0, x1, top in steps:
+        lo = np.array([x0, min(floor_y, top - 0.01), -0.5 * depth])
+        hi = np.array([x1, top, 0.5 * depth])
+        out.append(box(T @ (0.5 * (lo + hi)), tuple(0.5 * (hi - lo)), colour, axes=T.T))
+    return out

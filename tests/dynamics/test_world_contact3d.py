@@ -145,3 +145,23 @@ def test_a_scene_starting_inside_the_world_is_one_line_on_the_3d_solver_too():
     with pytest.raises(SlinkyError) as e:
         sim3d("solver = \"3d\"\n" + standing_text(height=-0.01))
     assert "inside the floor" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_the_stairs_scene_goes_down_on_the_3d_solver():
+    """The `stairs` walk on the 3D solver: down at least two steps in 1 s, its ends
+    resting on the treads in turn, nothing more than 3 mm into a step, no roll-back."""
+    from slinky3d.scene.loader import load
+    from slinky3d.scene.world import distance
+
+    sc = load("stairs")
+    sim = Simulation(sc, solver="3d", sleep=False)
+    s = sim.slinkies[0]
+    deepest, reached = 0.0, 0
+    for _ in range(round(1.0 / sim.h)):
+        sim.step(1)
+        e = s.ends()
+        deepest = max(deepest, -float(distance(sc.world, e[:, :2]).min()))
+        for x, y in e[[0, -1], :2]:
+            reached = max(reached, sc.world.stairs.step_at(x, y) or 0)
+    assert reached >= 2 and deepest < 3e-3
+    assert sim.rollbacks == 0 and s.solver.world.failed == 0

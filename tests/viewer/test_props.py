@@ -67,3 +67,25 @@ def test_a_3d_slinkys_holder_sits_on_its_end_half_hoop(snap):
     for a, b in zip(props.holder_boxes(sl, -1.0, (1, 1, 1, 1)),
                     props.holder_boxes(flat, -1.0, (1, 1, 1, 1)), strict=True):
         assert np.allclose(a, b, atol=1e-6)
+
+
+def test_the_stairs_are_drawn_turned_with_the_scene():
+    """A scene turned by `rotate` draws its blocks turned as the 3D solver has them (the
+    vertices and normals of the unturned blocks, turned about the vertical)."""
+    import math
+
+    import pytest
+
+    from slinky3d.model.chain3d import turn_about_vertical
+    from slinky3d.scene.loader import load
+
+    sc = load("stairs", ["rotate=37"])
+    assert sc.look.stairs_turn == pytest.approx(math.radians(37))
+    steps, depth, floor = sc.look.stairs, sc.look.stairs_depth, sc.world.floor
+    plain = np.concatenate(props.stair_boxes(steps, depth, floor, (1, 1, 1, 0)))
+    turned = np.concatenate(props.stair_boxes(steps, depth, floor, (1, 1, 1, 0),
+                                              sc.look.stairs_turn))
+    T = turn_about_vertical(sc.look.stairs_turn)
+    assert np.abs(plain[:, :3] @ T.T - turned[:, :3]).max() < 1e-6
+    assert np.abs(plain[:, 3:6] @ T.T - turned[:, 3:6]).max() < 1e-6
+    assert load("stairs").look.stairs_turn == 0.0
