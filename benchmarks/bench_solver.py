@@ -91,7 +91,8 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="shorter runs (smoke test)")
     ap.add_argument("--only-3d", action="store_true",
-                    help="issue 24's speed targets only (the 3D solver, 4S's planar run beside it)")
+                    help="issue 24's speed targets only (the 3D solver, 4S's planar run beside "
+                         "it); prints only: the record is the whole run's")
     ap.add_argument("--no-write", action="store_true", help="print only")
     ap.add_argument("--results", type=Path, default=None, help="write the figures here instead")
     a = ap.parse_args()
@@ -102,7 +103,7 @@ def main() -> None:
     from bench_solver3d import speed_targets  # (it imports this module's eval_cost)
 
     speed_targets(figures, a.repeat, a.quick)
-    if not a.no_write:
+    if not (a.no_write or a.only_3d):  # a part must not overwrite the whole record
         report.write("bench_solver", figures, a.results)
 
 
