@@ -131,6 +131,13 @@ class SlinkySolver3D:
         self.drive_velocity = np.zeros(3)  # the hand's (world m/s)
         self.drive_wanted = np.zeros(3)
         self._moving = False
+        # a far end held while the anchored end moves (both scripted hands: a U pulled
+        # apart): held by a hand's grip, the grab's spring-damper at its place (decision:
+        # its position, not its turn; a clamp would close the chain into a loop, which
+        # neither solver has), until its release
+        self.gripping = spec.far.held_at(0.0) and spec.anchor.condition == "scripted"
+        if self.gripping:
+            self._grab_at(self.p.N, None)
 
     @property
     def asleep(self) -> bool:
@@ -169,7 +176,7 @@ class SlinkySolver3D:
     def frozen(self, t: float) -> bool:
         """Both ends held: the Slinky rests in its static shape (it starts in equilibrium,
         the ring mass model's), exactly, as the planar solver's, until one lets go."""
-        return self.far_held(t)
+        return self.far_held(t) and not self.gripping
 
     def state(self) -> tuple:
         """A copy of everything that evolves, for roll-back."""
@@ -178,12 +185,12 @@ class SlinkySolver3D:
                 s.work.acc_p[:3].copy(), s.anchor, self.k, self.free, self.hand,
                 self.drive_velocity.copy(), self.drive_wanted.copy(), s.work.grab.copy(),
                 self.holder.copy(), self.twist_state.copy(), s.work.spin.copy(),
-                self.rest.copy())
+                self.rest.copy(), self.gripping)
 
     def restore(self, state: tuple) -> None:
         s = self.solver
         (q, u, H, presc, acc, anchor, k, self.free, self.hand, dv, dw, grab, holder,
-         twist, spin, rest) = state
+         twist, spin, rest, self.gripping) = state
         self.rest = rest.copy()
         s.q[:], s.u[:], s.work.presc[:], s.work.acc_p[:3] = q, u, presc, acc
         s.work.grab[:] = grab
@@ -303,7 +310,12 @@ class SlinkySolver3D:
 
     def grab(self, k: int, target=None) -> None:
         """Grab end point k (0 = anchored end .. N = far end), pulled toward `target`
-        ((x, y) or (x, y, z), world m; None: where the point is)."""
+        ((x, y) or (x, y, z), world m; None: where the point is). Not while a hand's grip
+        holds the far end (`gripping`): the grab is that grip."""
+        if not self.gripping:
+            self._grab_at(k, target)
+
+    def _grab_at(self, k: int, target) -> None:
         self.wake()
         k = int(min(max(k, 0), self.p.N))
         E = self.ends()[k]
@@ -318,11 +330,12 @@ class SlinkySolver3D:
 
     def move_grab(self, target) -> None:
         to = chain3d.in_space(np.asarray(target, dtype=float))
-        if self.grabbed is not None and np.all(np.isfinite(to)):
+        if self.grabbed is not None and not self.gripping and np.all(np.isfinite(to)):
             self.solver.work.grab[grab3d.G_TARGET:grab3d.G_TARGET + 3] = to
 
     def release_grab(self) -> None:
-        self.solver.work.grab[:] = 0.0
+        if not self.gripping:  # a grip lets go only at the far end's release
+            self.solver.work.grab[:] = 0.0
 
     def drive(self, velocity) -> str:
         """Move the held anchored end toward `velocity` (world m/s, (x, y) or (x, y, z))
@@ -495,6 +508,14 @@ class SlinkySolver3D:
         k_end = self.k + int(nsteps)
         rel = self.spec.anchor.release_time
         while self.k < k_end:
+            if self.gripping:  # the grip lets go at the far end's release (on the grid)
+                t_far = self.spec.far.release_time
+                if self.hand or self.t >= t_far - 1e-9 * h:
+                    self.gripping = False
+                    self.release_grab()
+                elif t_far < k_end * h:
+                    self._run(max(1, math.ceil(t_far / h - 1e-9) - self.k))
+                    continue
             if self.frozen(self.t):  # both ends held: nothing moves until one lets go
                 t_far = self.spec.far.release_time
                 k = k_end - self.k

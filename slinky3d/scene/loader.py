@@ -114,6 +114,8 @@ def _engine(t: Table, slinkies: tuple[SlinkySpec, ...], rotate: float) -> str:
             why = f"{which} scripted end is let go (release_time)"
         if not why and s.moving_at_start:
             why = f"{which} start moves it ([slinky.start])"
+        if not why and s.far_gripped:
+            why = f"{which} far end is held while its anchored end moves"
     engine = t.choice("solver", THREE_D if why else DEFAULT_ENGINE, ENGINES)
     if engine == PLANAR and why:
         t.fail("solver", f"the planar solver cannot run this scene: {why}; the 3D solver "

@@ -230,11 +230,11 @@ def _check_holds(at: Table, ft: Table, st: Table, anchor: EndSpec, far_until: fl
                              "(the static shape between the two held ends)")
     anchor_until = anchor.held_until()
     if far_until > 0 and anchor_until < far_until:
-        # The solver freezes a Slinky held at both ends in its static shape, exact only
-        # while neither end moves.
+        # The solvers freeze a Slinky held at both ends in its static shape, exact only
+        # while neither end moves; a moving anchor's far end is held by a hand's grip
+        # instead, on the 3D solver (Scene.needs_3d).
         if anchor.condition == "scripted":
-            at.fail("condition", "a moving anchor with a held far end is not supported; "
-                                 "release the far end before the motion starts")
+            return
         at.fail("condition", f"the anchored end is let go at t = {anchor_until:g} s while the "
                              f"far end is held until t = {far_until:g} s; hold the anchor at "
                              "least as long (or swap the ends)")

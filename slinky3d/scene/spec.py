@@ -218,6 +218,14 @@ class SlinkySpec:
     def moving_at_start(self) -> bool:
         return any(self.velocity) or any(self.spin)
 
+    @property
+    def far_gripped(self) -> bool:
+        """The far end held while the scripted anchored end moves: a hand's grip holds
+        it (the 3D solver's; engine3d)."""
+        a = self.anchor
+        return (a.condition == "scripted" and a.motion is not None
+                and self.far.release_time > a.motion.start)
+
 
 @dataclass(frozen=True)
 class Scene:
@@ -249,9 +257,10 @@ class Scene:
     @property
     def needs_3d(self) -> bool:
         """Whether only the 3D solver can run it: turned out of the x-y plane, an end
-        moved along z, a scripted end let go (a toss), or a Slinky moving at t = 0."""
+        moved along z, a scripted end let go (a toss), a Slinky moving at t = 0, or a
+        far end held while the anchored end moves (gripped)."""
         return self.turn != 0.0 or any(
-            s.moving_at_start or (
+            s.moving_at_start or s.far_gripped or (
                 s.anchor.motion is not None and (s.anchor.motion.out_of_plane
                                                  or s.anchor.motion.turns_out_of_plane
                                                  or math.isfinite(s.anchor.release_time)))

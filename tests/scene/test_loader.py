@@ -276,10 +276,14 @@ def test_both_ends_rules():
     scene.loads(held)
     msg = error(held, ["slinky.anchor.condition=released", "slinky.anchor.release_time=0.2"])
     assert "anchored end is let go at t = 0.2 s while the far end is held until t = 0.5 s" in msg
-    msg = error(held, ["slinky.anchor.condition=scripted",
-                       "slinky.anchor.motion={amplitude=[0, 0.01], frequency=2}"])
-    assert "a moving anchor with a held far end is not supported" in msg
-    # ...unless the motion starts after the far end's release.
+    # A moving anchor with the far end held: the far end gripped, on the 3D solver only.
+    moving = ["slinky.anchor.condition=scripted",
+              "slinky.anchor.motion={amplitude=[0, 0.01], frequency=2}"]
+    gripped = scene.loads(held, overrides=moving)
+    assert gripped.slinkies[0].far_gripped and gripped.solver == "3d"
+    msg = error(held, [*moving, "solver='planar'"])
+    assert "far end is held while its anchored end moves" in msg
+    # ...the planar solver's too when the motion starts after the far end's release.
     s = scene.loads(held, overrides=["slinky.anchor.condition=scripted",
                                      "slinky.anchor.motion={amplitude=[0, 0.01], start=0.5}"])
     assert s.slinkies[0].anchor.motion.amplitude == (0.0, 0.01)

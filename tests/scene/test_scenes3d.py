@@ -76,3 +76,18 @@ def test_the_twist_runs_down_and_swings_past():
     # the bottom lags the top while it turns
     turning = (ts > m.start) & (ts < m.stop)
     assert np.all(bottom[turning] <= top[turning] + 1e-9)
+
+
+def test_the_u_pulled_apart_follows_the_hand_out_of_its_plane():
+    """The right hand moves 21 cm away along a line 45 degrees out of the U's plane and
+    back; the left hand's grip holds its end within 5 mm (the grab's spring under the
+    weight it carries); the U's lowest point swings out of the plane towards the moving
+    hand's side and back."""
+    _, ts, E = run("u-apart")
+    far0 = E[0, -1]
+    assert np.linalg.norm(E[:, -1] - far0, axis=1).max() < 5e-3
+    hand = E[:, 0]
+    out = ts.searchsorted(5.0)  # the hand at its farthest
+    assert hand[out, 2] > 0.14 and abs(hand[out, 0] - hand[out, 2]) < 1e-9
+    lowest = E[np.arange(len(ts)), np.argmin(E[:, :, 1], axis=1)]
+    assert lowest[out, 2] > 0.03 and abs(lowest[-1, 2]) < 0.5 * lowest[out, 2]
