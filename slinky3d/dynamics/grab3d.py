@@ -81,22 +81,29 @@ def add_forces(mode, q, H, par, grab, tau, frames, ends, tmp, f):
     scratch here (the articulated-body pass fills them again), f (3,) too."""
     p = int(grab[G_POINT])
     force(q, H, par, grab, frames, ends, tmp, f)
+    point_forces(mode, p - 1, ends[p, 0], ends[p, 1], ends[p, 2], f[0], f[1], f[2], frames,
+                 ends, tau)
+
+
+@njit(**JIT)
+def point_forces(mode, k, p0, p1, p2, f0, f1, f2, frames, ends, tau):
+    """tau += the generalised forces of a point force f at p on half hoop k (k = -1:
+    at E_1): f on a free base, R_j^T ((p - E_j) x f) on each joint j <= k. The grab's,
+    and the world's contact forces (world_contact3d)."""
     if mode == ab.FREE:
-        tau[0] += f[0]
-        tau[1] += f[1]
-        tau[2] += f[2]
-    for k in range(p):
-        r0 = ends[p, 0] - ends[k, 0]
-        r1 = ends[p, 1] - ends[k, 1]
-        r2 = ends[p, 2] - ends[k, 2]
-        t0 = r1 * f[2] - r2 * f[1]
-        t1 = r2 * f[0] - r0 * f[2]
-        t2 = r0 * f[1] - r1 * f[0]
-        F = frames[k]
-        j = 3 + 3 * k
-        tau[j] += F[0, 0] * t0 + F[1, 0] * t1 + F[2, 0] * t2
-        tau[j + 1] += F[0, 1] * t0 + F[1, 1] * t1 + F[2, 1] * t2
-        tau[j + 2] += F[0, 2] * t0 + F[1, 2] * t1 + F[2, 2] * t2
+        tau[0] += f0
+        tau[1] += f1
+        tau[2] += f2
+    for j in range(k + 1):
+        r0, r1, r2 = p0 - ends[j, 0], p1 - ends[j, 1], p2 - ends[j, 2]
+        t0 = r1 * f2 - r2 * f1
+        t1 = r2 * f0 - r0 * f2
+        t2 = r0 * f1 - r1 * f0
+        F = frames[j]
+        i = 3 + 3 * j
+        tau[i] += F[0, 0] * t0 + F[1, 0] * t1 + F[2, 0] * t2
+        tau[i + 1] += F[0, 1] * t0 + F[1, 1] * t1 + F[2, 1] * t2
+        tau[i + 2] += F[0, 2] * t0 + F[1, 2] * t1 + F[2, 2] * t2
 
 
 @njit(**JIT)

@@ -32,7 +32,7 @@ import numpy as np
 from numba import njit
 
 from slinky3d.dynamics import articulated_body3d as ab
-from slinky3d.dynamics import coil_contact3d, integrator3d
+from slinky3d.dynamics import coil_contact3d, grab3d, integrator3d
 from slinky3d.dynamics.articulated_body import JIT
 from slinky3d.dynamics.energy3d import guard_figures
 from slinky3d.dynamics.lemke import lemke
@@ -277,26 +277,6 @@ def end_points(ws, frames, R, ends):
 
 
 @njit(**JIT)
-def _point_forces(mode, k, p0, p1, p2, f0, f1, f2, frames, ends, tau):
-    """tau += the generalised forces of a point force f at p on half hoop k (grab3d's
-    map: f on a free base, R_j^T ((p - E_j) x f) on each joint j <= k)."""
-    if mode == ab.FREE:
-        tau[0] += f0
-        tau[1] += f1
-        tau[2] += f2
-    for j in range(k + 1):
-        r0, r1, r2 = p0 - ends[j, 0], p1 - ends[j, 1], p2 - ends[j, 2]
-        t0 = r1 * f2 - r2 * f1
-        t1 = r2 * f0 - r0 * f2
-        t2 = r0 * f1 - r1 * f0
-        F = frames[j]
-        i = 3 + 3 * j
-        tau[i] += F[0, 0] * t0 + F[1, 0] * t1 + F[2, 0] * t2
-        tau[i + 1] += F[0, 1] * t0 + F[1, 1] * t1 + F[2, 1] * t2
-        tau[i + 2] += F[0, 2] * t0 + F[1, 2] * t1 + F[2, 2] * t2
-
-
-@njit(**JIT)
 def contact_rates(du, frames, ends, R, cont, m, out, vend, om):
     """out[3c + i] = the rate of contact c along its direction i (n, t1, t2) for the
     generalised velocities du (E_1's velocity, the joints' body rates); vend, om
@@ -381,7 +361,7 @@ def delassus(mode, par, w, presc, acc_p, tau, qdd0, cont, m, ends, R, D, tau_e, 
         for i in range(3):
             for j in range(nq):
                 tau_e[j] = tau[j]
-            _point_forces(mode, k, r[1], r[2], r[3], r[4 + 3 * i], r[5 + 3 * i],
+            grab3d.point_forces(mode, k, r[1], r[2], r[3], r[4 + 3 * i], r[5 + 3 * i],
                           r[6 + 3 * i], w.frames, ends, tau_e)
             ab.passes(mode, tau_e, w.arm, par, presc, acc_p, w.qdd, w.jf, w.frames, w.ws,
                       w.scr, w.tmp, w.d9, False)
@@ -407,7 +387,7 @@ def with_impulses(mode, par, w, presc, acc_p, tau, cont, m, lam, h, ends, tau_f)
             f0 += li * r[4 + 3 * i]
             f1 += li * r[5 + 3 * i]
             f2 += li * r[6 + 3 * i]
-        _point_forces(mode, int(r[0]), r[1], r[2], r[3], f0, f1, f2, w.frames, ends, tau_f)
+        grab3d.point_forces(mode, int(r[0]), r[1], r[2], r[3], f0, f1, f2, w.frames, ends, tau_f)
     ab.passes(mode, tau_f, w.arm, par, presc, acc_p, w.qdd, w.jf, w.frames, w.ws, w.scr,
               w.tmp, w.d9, False)
     w.evaluations[0] += 1
