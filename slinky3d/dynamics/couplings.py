@@ -26,10 +26,10 @@ GRAB_SAG = 5e-3  # m: holding the whole Slinky sags the default grab this much
 # on both springs) turns at most this angle per sub-step.
 GRAB_OMEGA_H = 1.0
 # Linearly implicit (the damped 3D step, grab3d.implicit_forces) the springs need no
-# sub-step to be stable, but the step's error control halves a step in which that mode
-# turns much more than this (the failed tries wasted), and near the world a longer
-# piece takes in more contacts: on the steel drag 3 sub-steps of 4 ms (omega h 2.1)
-# ran fastest, 1 slowest (docs/solver.md, "The grab").
+# sub-step to be stable; this many radians a sub-step keep the response accurate
+# where the point nears its target fast (a one-piece step, omega h 4.3, left the
+# plastic Slinky's end 11 mm off after a yank in the plane, 2 sub-steps 2.1 mm);
+# 1 to 4 sub-steps of the steel drag cost the same (docs/solver.md, "The grab").
 GRAB_OMEGA_H_IMPLICIT = 2.5
 
 
