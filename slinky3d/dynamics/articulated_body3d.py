@@ -57,7 +57,11 @@ UU = 51  # 3: tau - S^T p^A
 TW = 54  # 3: joint force (world)
 IA = 57  # 21: a prescribed joint's articulated inertia, blocks A (6), B (9), C (6)
 PA = 78  # 6: a prescribed joint's articulated bias force
-NCOL = 84
+PM = 84  # 7: a point mass added to the half hoop for a solve, where (world), and an
+# axis v (world; 0: none) along which it has none (its mass tensor m (I - v v^T), v a
+# unit vector or 0): a linearly implicit coupling's stiffness (the grab, whose capped
+# force has none along itself: grab3d.implicit_forces); m = 0: none
+NCOL = 91
 NSCR = 9  # scratch: a free base's 3 x 3 inverse
 
 
@@ -114,6 +118,9 @@ def _bernoulli(n: int) -> list[Fraction]:
     return b
 
 
+# J_r's (theta - sin theta)/theta^3 = sum (-1)^n theta^2n / (2n+3)!
+_JRS = _series((-1) ** n / Fraction(math.factorial(2 * n + 3)) for n in range(11))
+
 # J_r^-1's c = 1/theta^2 - cot(theta/2)/(2 theta) = sum_{n>=1} |B_2n| theta^(2n-2)/(2n)!
 # (radius 2 pi: each term ~theta^2/(4 pi^2) of the last)
 _BN = _bernoulli(32)
@@ -166,6 +173,21 @@ def jr_inv_coef(p0, p1, p2):
     th = math.sqrt(t2)
     co, si = _sincos(th)
     return 1.0 / t2 - (1.0 + co) / (2.0 * th * si)
+
+
+@njit(**JIT, fastmath=FM)
+def jr_apply(p0, p1, p2, y0, y1, y2):
+    """J_r(phi) y = y - b phi x y + c phi x (phi x y), b = (1 - cos theta)/theta^2,
+    c = (theta - sin theta)/theta^3: the inverse of jr_inv_apply(sign = 1)."""
+    t2 = p0 * p0 + p1 * p1 + p2 * p2
+    if t2 < SERIES:
+        b, c = _horner(_COSC, t2), _horner(_JRS, t2)
+    else:
+        a, b = rot_coefs(t2)
+        c = (1.0 - a) / t2
+    z0, z1, z2 = _cross(p0, p1, p2, y0, y1, y2)
+    zz0, zz1, zz2 = _cross(p0, p1, p2, z0, z1, z2)
+    return y0 - b * z0 + c * zz0, y1 - b * z1 + c * zz1, y2 - b * z2 + c * zz2
 
 
 @njit(**JIT, fastmath=FM)
@@ -391,6 +413,70 @@ def passes(mode, tau, arm, par, presc, acc_p, qdd, jf, frames, ws, scr, tmp, d9,
         pl0 += r[PB + 3]
         pl1 += r[PB + 4]
         pl2 += r[PB + 5]
+        if r[PM] != 0.0:  # an added point mass (PM): inertia, no weight or bias
+            mp = r[PM]
+            c0, c1, c2 = r[PM + 1], r[PM + 2], r[PM + 3]
+            v0, v1, v2 = r[PM + 4], r[PM + 5], r[PM + 6]
+            # its mass tensor P = mp (I - v v^T) at c: C += P, B += [c]x P,
+            # A += [c]x P [c]x^T
+            P00, P11, P22 = mp * (1.0 - v0 * v0), mp * (1.0 - v1 * v1), mp * (1.0 - v2 * v2)
+            P01, P02, P12 = -mp * v0 * v1, -mp * v0 * v2, -mp * v1 * v2
+            # rows of [c]x P: c x (P's columns), P symmetric
+            b00, b10, b20 = _cross(c0, c1, c2, P00, P01, P02)
+            b01, b11, b21 = _cross(c0, c1, c2, P01, P11, P12)
+            b02, b12, b22 = _cross(c0, c1, c2, P02, P12, P22)
+            # ([c]x P) [c]x^T: rows of [c]x P crossed with c, negated: -(row x c) = c x row
+            a00, a01, a02 = _cross(c0, c1, c2, b00, b01, b02)
+            a10, a11, a12 = _cross(c0, c1, c2, b10, b11, b12)
+            a20, a21, a22 = _cross(c0, c1, c2, b20, b21, b22)
+            A00 += a00
+            A01 += a01
+            A02 += a02
+            A11 += a11
+            A12 += a12
+            A22 += a22
+            B00 += b00
+            B01 += b01
+            B02 += b02
+            B10 += b10
+            B11 += b11
+            B12 += b12
+            B20 += b20
+            B21 += b21
+            B22 += b22
+            C00 += P00
+            C01 += P01
+            C02 += P02
+            C11 += P11
+            C12 += P12
+            C22 += P22
+            # its force is P times the point's acceleration from the rates' own
+            # accelerations alone (J qdd): the part pass 3 adds from the velocity
+            # products and the base's upward g is taken off here, as a bias force
+            s0 = s1 = s2 = s3 = s5 = 0.0
+            s4 = par[P_G]
+            for i in range(k + 1):
+                ri = ws[i]
+                s0 += ri[CC]
+                s1 += ri[CC + 1]
+                s2 += ri[CC + 2]
+                s3 += ri[CC + 3]
+                s4 += ri[CC + 4]
+                s5 += ri[CC + 5]
+            x0, x1, x2 = _cross(s0, s1, s2, c0, c1, c2)
+            x0 += s3
+            x1 += s4
+            x2 += s5
+            f0 = P00 * x0 + P01 * x1 + P02 * x2
+            f1 = P01 * x0 + P11 * x1 + P12 * x2
+            f2 = P02 * x0 + P12 * x1 + P22 * x2
+            x0, x1, x2 = _cross(c0, c1, c2, f0, f1, f2)
+            pt0 -= x0
+            pt1 -= x1
+            pt2 -= x2
+            pl0 -= f0
+            pl1 -= f1
+            pl2 -= f2
         if presc[k]:
             # the whole inertia passes to the parent; S x (x the known rate's
             # acceleration, world) joins the velocity product

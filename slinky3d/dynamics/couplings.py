@@ -1,8 +1,9 @@
 """The compliant couplings a solver adds to the chain: the grab (a holding spring in
 parallel with a Maxwell element, docs/model.md section 10) and the soft contact law.
 Their default stiffness and damping, and how finely a flow is cut while their springs
-act: both are explicit in the step (the Rosenbrock Jacobian holds only the joints'
-springs and dampers), so their fastest mode sets the sub-step.
+act: both are explicit in the planar step (its Rosenbrock Jacobian holds only the
+joints' springs and dampers), so their fastest mode sets the sub-step; the damped 3D
+step takes the grab linearly implicit, which lengthens it.
 """
 
 from __future__ import annotations
@@ -24,6 +25,12 @@ GRAB_SAG = 5e-3  # m: holding the whole Slinky sags the default grab this much
 # while grabbed so that their fastest mode (the grabbed half hoop's tip, mass 3/8 m,
 # on both springs) turns at most this angle per sub-step.
 GRAB_OMEGA_H = 1.0
+# Linearly implicit (the damped 3D step, grab3d.implicit_forces) the springs need no
+# sub-step to be stable; this many radians a sub-step keep the response accurate
+# where the point nears its target fast (a one-piece step, omega h 4.3, left the
+# plastic Slinky's end 11 mm off after a yank in the plane, 2 sub-steps 2.1 mm);
+# 1 to 4 sub-steps of the steel drag cost the same (docs/solver.md, "The grab").
+GRAB_OMEGA_H_IMPLICIT = 2.5
 
 
 def grab_defaults(spec: SlinkySpec) -> tuple[float, float, float, float]:
@@ -51,8 +58,11 @@ def soft_substeps(stiffness: float, damping: float, inertia: float, h: float) ->
     return max(1, math.ceil(wc * h / 0.5))
 
 
-def grab_substeps(stiffness: float, maxwell_stiffness: float, m: float, h: float) -> int:
+def grab_substeps(stiffness: float, maxwell_stiffness: float, m: float, h: float,
+                  implicit: bool = False) -> int:
     """Sub-steps of h while grabbed: the tip of the grabbed half hoop (mass 3/8 m) on
-    both springs turns at most GRAB_OMEGA_H per sub-step."""
+    both springs turns at most GRAB_OMEGA_H per sub-step (GRAB_OMEGA_H_IMPLICIT where
+    the step takes the grab linearly implicit)."""
     omega = math.sqrt((stiffness + maxwell_stiffness) / (0.375 * m))
-    return max(1, math.ceil(omega * h / GRAB_OMEGA_H))
+    most = GRAB_OMEGA_H_IMPLICIT if implicit else GRAB_OMEGA_H
+    return max(1, math.ceil(omega * h / most - 1e-9))

@@ -81,10 +81,16 @@ class SlinkySolver3D:
         law = spec.contact.law if spec.contact.enabled else ""
         self.contact = law == "rigid"  # the rigid law's coil contact (coil_contact3d)
         self._soft = law == "soft"
-        # the grab: the planar one's law and sub-steps (couplings.py)
+        # the grab: the planar one's law (couplings.py), linearly implicit in the damped
+        # step (grab3d.implicit_forces: longer sub-steps); the undamped step is explicit
+        # (Dormand and Prince's tableau): the planar grab's sub-steps
         k, k2, self._grab_damping, self._grab_max = grab_defaults(spec)
         self._grab_springs = (k, k2)
-        self._grab_substeps = grab_substeps(k, k2, self.p.m, self.h)
+        self._grab_substeps = grab_substeps(k, k2, self.p.m, self.h,
+                                            implicit=self.p.C_D > 0.0)
+        # capped (a yank: the point far from its target), the force swings round as the
+        # point passes the target: the explicit rule's sub-steps resolve that
+        self._yank_substeps = grab_substeps(k, k2, self.p.m, self.h)
         self.reset()
 
     # -- state ---------------------------------------------------------------
@@ -587,18 +593,25 @@ class SlinkySolver3D:
 
     def _one_step(self) -> None:
         """One step of h; grabbed, in the grab's sub-steps, the Maxwell element's state
-        advanced before each (grab3d)."""
+        (held through each: grab3d) advanced over half a sub-step before it and half
+        after it (Strang's splitting: second order)."""
         s = self.solver
         if self.grabbed is None:
             s.advance(1)
             return
         w = s.work
         n1 = w.gscr.shape[0] - 1
-        sub = self.h / self._grab_substeps
-        for _ in range(self._grab_substeps):
-            grab3d.advance_maxwell(s.q, s.H, s.par, w.grab, self._grab_damping, sub,
+        pieces = self._grab_substeps
+        if pieces < self._yank_substeps and grab3d.force(
+                s.q, s.H, s.par, w.grab, w.frames, w.gscr[:n1], w.tmp, w.gscr[n1]) < 1.0:
+            pieces = self._yank_substeps
+        sub = self.h / pieces
+        for _ in range(pieces):
+            grab3d.advance_maxwell(s.q, s.H, s.par, w.grab, self._grab_damping, 0.5 * sub,
                                    w.frames, w.gscr[:n1], w.tmp)
             self._raw(sub)
+            grab3d.advance_maxwell(s.q, s.H, s.par, w.grab, self._grab_damping, 0.5 * sub,
+                                   w.frames, w.gscr[:n1], w.tmp)
 
     def _tick(self, k: int) -> None:
         self.k += k

@@ -8,11 +8,17 @@ capped: with e = target - E_p,
     F = k e + k2 (e - s),     |F| <= F_max,     ds/dt = k2 (e - s) / d
 
 Here the Maxwell element's state s is held through each (sub-)step and advanced
-between them by the caller (`advance_maxwell`); the springs act at every stage of the
-step (`add_forces`, which integrator3d calls after the joints' springs when the grab
-is on). A point force F at E_p does the power F . v_p, v_p = v_1 + sum_{j<p} (R_j w_j)
-x (E_p - E_j), so its generalised forces are F on a free base and R_j^T ((E_p - E_j) x F)
-on each joint j < p.
+between them by the caller (`advance_maxwell`: half a sub-step before, half after);
+the springs act at every stage of the step. A point force F at E_p does the power
+F . v_p, v_p = v_1 + sum_{j<p} (R_j w_j) x (E_p - E_j) = J_p u, so its generalised
+forces are J_p^T F: F on a free base and R_j^T ((E_p - E_j) x F) on each joint j < p.
+
+In the damped step the springs are linearly implicit, as the joints' are
+(`implicit_forces`; docs/solver.md, "The grab"): their stiffness kappa = k + k2
+enters the stage's matrix as gamma^2 h^2 kappa J_p^T J_p, which is a point mass
+gamma^2 h^2 kappa at E_p (articulated_body3d's PM columns: the O(N) solve unchanged),
+and the force its offset, F - kappa J_p J_r(phi0) qx. The undamped (explicit) step
+takes them explicitly (`add_forces`).
 
 `grab` (GRAB floats, all 0: no grab): on, the point p, the target (3), k, k2, s (3),
 F_max.
@@ -60,7 +66,8 @@ def _point(q, H, R, p, frames, ends, tmp):
 
 @njit(**JIT)
 def force(q, H, par, grab, frames, ends, tmp, out):
-    """The grab's force now (out, 3), with frames and ends filled up to the point."""
+    """The grab's force now (out, 3), with frames and ends filled up to the point; returns
+    the cap's scale (1: not capped)."""
     p = int(grab[G_POINT])
     _point(q, H, par[ab.P_R], p, frames, ends, tmp)
     k, k2, fmax = grab[G_K], grab[G_K2], grab[G_MAX]
@@ -73,6 +80,8 @@ def force(q, H, par, grab, frames, ends, tmp, out):
     if fn > fmax:
         for i in range(3):
             out[i] *= fmax / fn
+        return fmax / fn
+    return 1.0
 
 
 @njit(**JIT)
@@ -83,6 +92,64 @@ def add_forces(mode, q, H, par, grab, tau, frames, ends, tmp, f):
     force(q, H, par, grab, frames, ends, tmp, f)
     point_forces(mode, p - 1, ends[p, 0], ends[p, 1], ends[p, 2], f[0], f[1], f[2], frames,
                  ends, tau)
+
+
+@njit(**JIT)
+def implicit_forces(mode, q, q0, H, par, grab, gh, fresh, jac, qx, tau, frames, ends, tmp,
+                    f, ws):
+    """tau += the grab's generalised forces in a linearly implicit stage (integrator3d's
+    Rosenbrock stages, gh = gamma h; world_contact3d's pieces, gh = T h), and its
+    stiffness as a point mass gh^2 kappa at the grabbed point in ws (PM) for the stage's
+    solve: the force F(E_p) at q minus kappa (J_p J_r(phi0) qx), J_p the point's
+    Jacobian, qx the springs' offset in q (J_r(phi0) qx its rates: the joints' G =
+    J_r^-1(phi0) undone), kappa = k + k2; capped, the force's derivative: kappa scaled
+    as the cap scales the force, across the force only (its size is the cap's). That
+    derivative is taken where fresh (a step's first stage) into jac (kappa, the capped
+    axis or 0) and kept for the step's other stages (a W-method's matrix is one a
+    step). The Maxwell element's state is held (`advance_maxwell`).
+    `clear_point_mass` after."""
+    p = int(grab[G_POINT])
+    scale = force(q, H, par, grab, frames, ends, tmp, f)
+    if fresh:
+        jac[0] = (grab[G_K] + grab[G_K2]) * scale
+        jac[1] = jac[2] = jac[3] = 0.0  # capped: the force's direction
+        if scale < 1.0:
+            fn = math.sqrt(f[0] * f[0] + f[1] * f[1] + f[2] * f[2])
+            jac[1], jac[2], jac[3] = f[0] / fn, f[1] / fn, f[2] / fn
+    kappa, n0, n1, n2 = jac[0], jac[1], jac[2], jac[3]
+    e0, e1, e2 = ends[p, 0], ends[p, 1], ends[p, 2]
+    d0, d1, d2 = qx[0], qx[1], qx[2]  # E_1's
+    for j in range(p):
+        i = 3 + 3 * j
+        y0, y1, y2 = ab.jr_apply(q0[i], q0[i + 1], q0[i + 2], qx[i], qx[i + 1], qx[i + 2])
+        F = frames[j]
+        w0 = F[0, 0] * y0 + F[0, 1] * y1 + F[0, 2] * y2
+        w1 = F[1, 0] * y0 + F[1, 1] * y1 + F[1, 2] * y2
+        w2 = F[2, 0] * y0 + F[2, 1] * y1 + F[2, 2] * y2
+        r0, r1, r2 = e0 - ends[j, 0], e1 - ends[j, 1], e2 - ends[j, 2]
+        d0 += w1 * r2 - w2 * r1
+        d1 += w2 * r0 - w0 * r2
+        d2 += w0 * r1 - w1 * r0
+    along = n0 * d0 + n1 * d1 + n2 * d2
+    d0 -= along * n0
+    d1 -= along * n1
+    d2 -= along * n2
+    point_forces(mode, p - 1, e0, e1, e2, f[0] - kappa * d0, f[1] - kappa * d1,
+                 f[2] - kappa * d2, frames, ends, tau)
+    if p == 0 and mode != ab.FREE:
+        return  # a held point: nothing moves it
+    r = ws[max(p - 1, 0)]
+    r[ab.PM] = gh * gh * kappa
+    r[ab.PM + 1], r[ab.PM + 2], r[ab.PM + 3] = e0, e1, e2
+    r[ab.PM + 4], r[ab.PM + 5], r[ab.PM + 6] = n0, n1, n2
+
+
+@njit(**JIT)
+def clear_point_mass(ws):
+    """The grab's point mass (implicit_forces) off again, wherever it was (a grab moved
+    to another point meanwhile leaves none behind)."""
+    for k in range(ws.shape[0]):
+        ws[k, ab.PM] = 0.0
 
 
 @njit(**JIT)

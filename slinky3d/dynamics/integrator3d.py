@@ -81,6 +81,7 @@ class Work3D(NamedTuple):
     gscr: np.ndarray  # (N + 2, 3) its scratch
     spin: np.ndarray  # (3,) a clamped holder's angular velocity (world; 0: still)
     soft: np.ndarray  # (3,) the soft contact law's stiffness, damping, theta_min (0: off)
+    gjac: np.ndarray  # (4,) the grab's stiffness for a step's stages, its capped axis
 
 
 def new_work(n: int) -> Work3D:
@@ -92,7 +93,7 @@ def new_work(n: int) -> Work3D:
                   np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(n, np.bool_), np.zeros(m),
                   np.zeros(m), np.zeros(m), np.zeros(m), np.zeros((3, 3)),
                   np.zeros(1, np.int64), np.zeros(1, np.bool_), grab3d.new_grab(),
-                  np.zeros((n + 2, 3)), np.zeros(3), np.zeros(3))
+                  np.zeros((n + 2, 3)), np.zeros(3), np.zeros(3), np.zeros(4))
 
 
 @njit(**JIT)
@@ -121,8 +122,12 @@ def soft_contact(mode, q, u, w):
 
 
 @njit(**JIT)
-def external_forces(mode, q, u, H, par, w):
-    """tau += what acts from outside the chain: the grab's point force (grab3d), when on;
+def external_forces(mode, q, q0, u, H, gh, fresh, par, w):
+    """tau += what acts from outside the chain: the grab's point force (grab3d), when on,
+    linearly implicit in a stage (gh = gamma h > 0: grab3d.implicit_forces, its
+    stiffness a point mass in w.ws until grab3d.clear_point_mass, taken at the step's
+    first stage (fresh) and kept through its others, as W must; q0 the step's start,
+    w.qx the springs' offset), else explicit;
     a turning holder's share of joint 1's damper (engine3d's twist and scripted
     rotation: the holder's frame H is set step by step, the chart still within a step,
     so joint_forces' -C_D w_1 is taken against a still holder; the damper acts on the
@@ -142,8 +147,12 @@ def external_forces(mode, q, u, H, par, w):
             w.tau[3 + a] += cd * (w.tmp[0, a] * g0 + w.tmp[1, a] * g1 + w.tmp[2, a] * g2)
     if w.grab[grab3d.G_ON] != 0.0:
         n1 = w.gscr.shape[0] - 1
-        grab3d.add_forces(mode, q, H, par, w.grab, w.tau, w.frames, w.gscr[:n1], w.tmp,
-                          w.gscr[n1])
+        if gh > 0.0:
+            grab3d.implicit_forces(mode, q, q0, H, par, w.grab, gh, fresh, w.gjac, w.qx,
+                                   w.tau, w.frames, w.gscr[:n1], w.tmp, w.gscr[n1], w.ws)
+        else:
+            grab3d.add_forces(mode, q, H, par, w.grab, w.tau, w.frames, w.gscr[:n1], w.tmp,
+                              w.gscr[n1])
 
 
 @njit(**JIT, fastmath=FM)
@@ -185,7 +194,7 @@ def accelerations(mode, q, u, H, par, w):
             for b in range(3):
                 w.arm[k, a, b] = 0.0
     joint_forces(mode, q, w.qx, u, par, w.G, w.tau)
-    external_forces(mode, q, u, H, par, w)
+    external_forces(mode, q, q, u, H, 0.0, False, par, w)
     ab.aba(mode, q, u, H, w.tau, w.arm, par, w.presc, w.acc_p, w.qdd, w.jf, w.frames, w.ws,
            w.scr, w.tmp, w.d9)
     w.evaluations[0] += 1
@@ -383,7 +392,7 @@ def stages(mode, q, u, H, h, par, w):
             w.vdamp[j] = dj
             w.qx[j] = xj
         _stage_forces(mode, q, u, g * h, par, w)
-        external_forces(mode, q, u, H, par, w)
+        external_forces(mode, q, q0, u, H, g * h, st == 0, par, w)
         # the first stage, at the state of the caller's last solve: its kinematics kept
         # (not with a grab, whose force uses the frames as scratch)
         if w.known[0] and w.grab[grab3d.G_ON] == 0.0:
@@ -396,6 +405,8 @@ def stages(mode, q, u, H, h, par, w):
                    w.frames, w.ws, w.scr, w.tmp, w.d9)
         w.evaluations[0] += 1
         _stage_rates(st, h, g * h, w)
+    if w.grab[grab3d.G_ON] != 0.0:
+        grab3d.clear_point_mass(w.ws)
     for j in range(m):
         q[j] = q0[j]
         u[j] = v0[j]

@@ -323,7 +323,7 @@ def implicit_forces(mode, q, u, H, h, par, w):
             w.qx[j + i] = gh * (Gk[i, 0] * u[j] + Gk[i, 1] * u[j + 1] + Gk[i, 2] * u[j + 2])
             w.vdamp[j + i] = u[j + i]
     integrator3d.joint_forces(mode, q, w.qx, w.vdamp, par, w.G, w.tau)
-    integrator3d.external_forces(mode, q, u, H, par, w)
+    integrator3d.external_forces(mode, q, q, u, H, gh, True, par, w)
 
 
 @njit(**JIT)
@@ -724,6 +724,7 @@ class WorldContact3D:
                 continue
             break
         self.last_contacts = len(cont)
+        grab3d.clear_point_mass(w.ws)  # the grab's implicit point mass (implicit_forces)
         u[:] = u + h * w.qdd
         move(mode, q, u, H, h, w)
         w.presc[:] = locked
