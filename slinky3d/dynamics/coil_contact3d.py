@@ -49,6 +49,7 @@ SLOW = 1e-3  # 1/s: at a located hit, touching joints opening slower than this a
 MAX_EVENTS = 16  # hits located in one step; later ones are taken at the next step
 SCAN = 8  # points a touching joint's re-closure is bracketed by
 SCALES = 6  # ... at intervals down to SCAN^-SCALES of what is left of the step
+FINEST = float(SCAN) ** -SCALES  # the scan's first point at its finest scale
 MAX_ITER = 12  # Illinois iterations locating one hit (each one sub-step's flow)
 TAYLOR = 2.5e-3  # of the step: a hit this close to a flow's end is reached on its Taylor polynomial
 CYCLE = 2  # a joint released this often in one resting set and shutting again ends it
@@ -337,7 +338,11 @@ def _dense_hit(q, u, qdd, left, smin, cw, tmp):
         if s1 - smin >= -LOCATED:
             continue
         s0, d0, e0 = _opening_jet(q0, u0, a0, j, tmp)
-        if abs(s0 - smin) <= LOCATED and d0 <= 0.0 and e0 < 0.0:
+        # touching at the start and shutting at once, or re-closing sooner than the
+        # scan's finest point (its hit cannot be bracketed: the scan would find it
+        # inside at every scale, after NEWTON + SCALES flows)
+        if (abs(s0 - smin) <= LOCATED and e0 < 0.0
+                and (d0 <= 0.0 or 2.0 * d0 < -e0 * left * FINEST)):
             return -1.0
         x = _quintic_root(s0 - smin, d0 * left, e0 * h2, s1 - smin, d1 * left, e1 * h2,
                           best)
