@@ -49,6 +49,7 @@ SLOW = 1e-3  # 1/s: at a located hit, touching joints opening slower than this a
 MAX_EVENTS = 16  # hits located in one step; later ones are taken at the next step
 SCAN = 8  # points a touching joint's re-closure is bracketed by
 SCALES = 6  # ... at intervals down to SCAN^-SCALES of what is left of the step
+FINEST = float(SCAN) ** -SCALES  # the scan's first point at its finest scale
 MAX_ITER = 12  # Illinois iterations locating one hit (each one sub-step's flow)
 TAYLOR = 2.5e-3  # of the step: a hit this close to a flow's end is reached on its Taylor polynomial
 CYCLE = 2  # a joint released this often in one resting set and shutting again ends it
@@ -72,18 +73,20 @@ def opening_rate(p0, p1, p2, w0, w1, w2, tmp):
 
 IMPULSES = 14  # new_work's entry counting the impulse solves (articulated-body solves)
 ACC_OK = 15  # new_work's entry: 1 while its entry 10 holds the step's start's accelerations
+END_Q, END_U, END_H = 16, 17, 18  # new_work's entries: a flow over the step's rest, its end
 
 
 def new_work(n: int) -> tuple[np.ndarray, ...]:
     """(zero velocities, zero forces, zero armature, openings, contacts, impulse's
     parameters, a step's start q, u and H, hit candidates, the start's accelerations,
     each joint's releases in one resting set, a Taylor move's start q and u, the
-    impulse solves so far, whether the start's accelerations are set_contacts' last)
-    for `run` with n half hoops."""
+    impulse solves so far, whether the start's accelerations are set_contacts' last,
+    the end of a flow over the step's rest: q, u and H) for `run` with n half hoops."""
     m = 3 + 3 * n
     return (np.zeros(m), np.zeros(m), np.zeros((n, 3, 3)), np.zeros(n), np.zeros(n),
             np.zeros(ab.NPAR), np.zeros(m), np.zeros(m), np.zeros((3, 3)), np.zeros(n),
-            np.zeros(m), np.zeros(n), np.zeros(m), np.zeros(m), np.zeros(1), np.zeros(1))
+            np.zeros(m), np.zeros(n), np.zeros(m), np.zeros(m), np.zeros(1), np.zeros(1),
+            np.zeros(m), np.zeros(m), np.zeros((3, 3)))
 
 
 @njit(**JIT)
@@ -337,7 +340,11 @@ def _dense_hit(q, u, qdd, left, smin, cw, tmp):
         if s1 - smin >= -LOCATED:
             continue
         s0, d0, e0 = _opening_jet(q0, u0, a0, j, tmp)
-        if abs(s0 - smin) <= LOCATED and d0 <= 0.0 and e0 < 0.0:
+        # touching at the start and shutting at once, or re-closing sooner than the
+        # scan's finest point (its hit cannot be bracketed: the scan would find it
+        # inside at every scale, after NEWTON + SCALES flows)
+        if (abs(s0 - smin) <= LOCATED and e0 < 0.0
+                and (d0 <= 0.0 or 2.0 * d0 < -e0 * left * FINEST)):
             return -1.0
         x = _quintic_root(s0 - smin, d0 * left, e0 * h2, s1 - smin, d1 * left, e1 * h2,
                           best)
@@ -446,6 +453,27 @@ def _restore(q, u, H, cw):
 
 
 @njit(**JIT)
+def _keep_end(q, u, H, cw):
+    """Keep a flow's end (q, u, H) in cw[ENDS], for `_restore_end`."""
+    for j in range(q.shape[0]):
+        cw[END_Q][j] = q[j]
+        cw[END_U][j] = u[j]
+    for i in range(3):
+        for c in range(3):
+            cw[END_H][i, c] = H[i, c]
+
+
+@njit(**JIT)
+def _restore_end(q, u, H, cw):
+    for j in range(q.shape[0]):
+        q[j] = cw[END_Q][j]
+        u[j] = cw[END_U][j]
+    for i in range(3):
+        for c in range(3):
+            H[i, c] = cw[END_H][i, c]
+
+
+@njit(**JIT)
 def step(mode, q, u, H, h, par, smin, w, cw):
     """One step of h with coil contact, hits located in time (module docstring), in
     place. Returns the energy the impacts took (J)."""
@@ -482,6 +510,7 @@ def step(mode, q, u, H, h, par, smin, w, cw):
         fb = _lowest(q, smin, cand)
         if fb >= -LOCATED or ev == MAX_EVENTS:
             break
+        _keep_end(q, u, H, cw)
         # the hit's time on the openings' quintics over the step (one evaluation: the
         # end's accelerations), refined on flows from the start: Newton from the
         # opening's rate there, then secants, each kept inside the bracket; the scan
@@ -490,9 +519,8 @@ def step(mode, q, u, H, h, par, smin, w, cw):
         tau = _dense_hit(q, u, w.qdd, left, smin, cw, w.tmp)
         if tau < 0.0:
             # a touching joint shutting at once: no point above its bound to bracket
-            # its hit from (what the scan below would find at every scale)
-            _restore(q, u, H, cw)
-            integrator3d.flow(mode, q, u, H, left, par, w)
+            # its hit from (what the scan below would find at every scale); the step
+            # ends where the flow above left it
             break
         if tau <= TAYLOR * h and cw[ACC_OK][0] != 0.0:
             # within microseconds of the start (a collapse front's chatter, half the
@@ -563,9 +591,9 @@ def step(mode, q, u, H, h, par, smin, w, cw):
                 if found or a > 0.0:
                     break
             if a == 0.0:
-                # inside at every scale: the step is finished, the hit taken at the next
-                _restore(q, u, H, cw)
-                integrator3d.flow(mode, q, u, H, left, par, w)
+                # inside at every scale: the step is finished (where the first flow
+                # left it), the hit taken at the next
+                _restore_end(q, u, H, cw)
                 break
         # Illinois on the smallest opening over (a, b): each trial a flow from the start
         side = 0

@@ -169,3 +169,33 @@ def test_3d_swing_with_impacts_agrees_with_the_reference(anchor, stretch, spin):
     assert s.impact_loss[0] == pytest.approx(ref.impact_loss, rel=0.05)
     assert moved > 1e-3
     assert worst < 1e-3
+
+
+@pytest.mark.parametrize("ratio", [0.5, 8.0])
+def test_a_touching_coil_re_closing_within_the_scans_finest_point_shuts_at_once(ratio):
+    """A coil touching at the step's start, opening slowly while its acceleration shuts
+    it, re-closes 2 s_dot / |s_ddot| later: sooner than the scan's finest point
+    (FINEST of the step) it cannot be bracketed and is taken as shutting at once (-1);
+    later, its hit is located on the quintic at that time."""
+    left, theta_min, acc = 4e-3, 0.01, -1e3
+    smin = np.sin(theta_min)
+    finest = left * coil_contact3d.FINEST
+    # planar joint: s = sin(theta), s_dot = cos(theta) w, s_ddot = cos(theta) a - s w^2
+    t_re = ratio * finest
+    w0 = 0.0
+    for _ in range(4):  # w0 with s_ddot's w^2 term, to round-off
+        w0 = -0.5 * t_re * (np.cos(theta_min) * acc - smin * w0 * w0) / np.cos(theta_min)
+    cw = coil_contact3d.new_work(1)
+    cw[9][0] = 1.0  # the candidate
+    cw[6][:] = [0.0, 0.0, 0.0, 0.0, theta_min, 0.0]
+    cw[7][:] = [0.0, 0.0, 0.0, 0.0, w0, 0.0]
+    cw[10][:] = [0.0, 0.0, 0.0, 0.0, acc, 0.0]
+    theta1 = theta_min + w0 * left + 0.5 * acc * left**2
+    q1 = np.array([0.0, 0.0, 0.0, 0.0, theta1, 0.0])
+    u1 = np.array([0.0, 0.0, 0.0, 0.0, w0 + acc * left, 0.0])
+    assert np.sin(theta1) - smin < -coil_contact3d.LOCATED
+    tau = coil_contact3d._dense_hit(q1, u1, cw[10].copy(), left, smin, cw, np.zeros((3, 3)))
+    if ratio < 1.0:
+        assert tau == -1.0
+    else:
+        assert tau == pytest.approx(t_re, rel=1e-3)
