@@ -37,6 +37,7 @@ from slinky3d.dynamics.articulated_body import JIT
 from slinky3d.dynamics.energy3d import guard_figures
 from slinky3d.dynamics.lemke import lemke
 from slinky3d.dynamics.sleep import ON_WORLD
+from slinky3d.model import chain3d
 from slinky3d.scene.world import World
 
 T_IMPLICIT = 0.6  # the springs' implicitness (world_contact.py's, and why)
@@ -83,16 +84,16 @@ def surfaces(world: World, turn: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(planes, edges) of the world turned by `turn` (3 x 3 about the vertical): the
     floor, and each block's exposed faces and convex top edges (world.py's blocks: the
     stairs' steps reach back to the landing's back, so a riser shows only above the
-    next step)."""
+    next step). A block turned by its own `rotate` (world.turns: about the vertical
+    through its pivot, before the scene's turn) has its planes, tangents, regions and
+    edges turned with it."""
     planes: list[np.ndarray] = []
     edges: list[np.ndarray] = []
     if world.floor is None:
         return np.zeros((0, NCOLS_PLANE)), np.zeros((0, NCOLS_EDGE))
     y = np.array([0.0, 1.0, 0.0])
-    x = turn @ np.array([1.0, 0.0, 0.0])
-    z = turn @ np.array([0.0, 0.0, 1.0])
     floor = float(world.floor)
-    planes.append(_plane(y, floor, x, z))
+    planes.append(_plane(y, floor, turn @ [1.0, 0.0, 0.0], turn @ [0.0, 0.0, 1.0]))
     tops = []  # (x0, x1, top) exposed top faces, and each block's front face's foot
     if world.stairs is not None:
         pieces = world.stairs.pieces()
@@ -103,16 +104,23 @@ def surfaces(world: World, turn: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if world.table is not None:
         ex, ey, width = world.table
         tops.append((ex - width, ex, ey, floor, ex - width, True))
-    for x0, x1, top, below, back, has_back in tops:
+    for (x0, x1, top, below, back, has_back), (angle, pivot) in zip(
+            tops, world.turns(), strict=True):
+        # the block's frame: its x and z turned by its own turn and the scene's, and
+        # where its pivot's turn moves the origin: p_world = T B p + T (I - B) (pivot x)
+        TB = turn @ chain3d.turn_about_vertical(angle)
+        x, z = TB[:, 0], TB[:, 2]
+        c = pivot * (turn[:, 0] - x)
+        s = float(x @ c)  # the block's own x of the world's origin, less
         # a face holds the points inside within half the block's extent across it
         deep = min(0.5 * (top - floor), BLOCK_DEPTH)
         wide = min(0.5 * (x1 - back), BLOCK_DEPTH)
-        planes.append(_plane(y, top, x, z, x, x0, x1, depth=deep))  # the top
-        planes.append(_plane(x, x1, y, z, y, below, top, depth=wide))  # the front face
-        edges.append(np.concatenate([x1 * x + top * y, z, y, x]))
+        planes.append(_plane(y, top, x, z, x, x0 + s, x1 + s, depth=deep))  # the top
+        planes.append(_plane(x, x1 + s, y, z, y, below, top, depth=wide))  # the front face
+        edges.append(np.concatenate([x1 * x + top * y + c, z, y, x]))
         if has_back:
-            planes.append(_plane(-x, -back, y, z, y, floor, top, depth=wide))
-            edges.append(np.concatenate([back * x + top * y, z, y, -x]))
+            planes.append(_plane(-x, -back - s, y, z, y, floor, top, depth=wide))
+            edges.append(np.concatenate([back * x + top * y + c, z, y, -x]))
     return np.array(planes), np.array(edges).reshape(-1, NCOLS_EDGE)
 
 

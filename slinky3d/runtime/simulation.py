@@ -58,7 +58,8 @@ class Simulation:
         if self.solver == PLANAR:
             if scene.needs_3d:
                 raise SlinkyError(f"{scene.title}: the planar solver cannot run this scene "
-                                  "(turned by rotate, moved along z, a scripted end let go, "
+                                  "(turned by rotate, a block of its world turned, moved along "
+                                  "z, a scripted end let go, "
                                   "moving at the start, or a far end held while the anchored "
                                   "end moves); the 3D solver runs it")
             self.slinkies = [SlinkySolver(s, self.h, scene.world, self.sleep)

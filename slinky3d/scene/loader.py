@@ -33,7 +33,7 @@ from slinky3d.scene.overrides import apply_overrides
 from slinky3d.scene.slinky import SLINKY_KEYS, read_slinky
 from slinky3d.scene.spec import Scene, SlinkySpec, default_dt
 from slinky3d.scene.validate import Context, Table, did_you_mean
-from slinky3d.scene.world import WORLD_KEYS, check_clear, read_world
+from slinky3d.scene.world import WORLD_KEYS, World, check_clear, read_world
 
 DT_MAX = 5e-3  # s: the undamped explicit step nears its stability limit (modes ~400 rad/s)
 # beyond it, and the damped one leaves sub-millimetre accuracy (docs/solver.md, "The default step")
@@ -70,7 +70,8 @@ def from_dict(doc: dict, where: str = "<scene>", overrides: Sequence[str] = (),
     if world.solid:
         if look.floor_y is not None:
             ctx.fail("look.floor_y", "the floor is where [world] floor puts it; drop floor_y")
-        look = replace(look, floor_y=world.floor, stairs=world.blocks(drawn=True))
+        look = replace(look, floor_y=world.floor, stairs=world.blocks(drawn=True),
+                       stairs_turns=world.turns())
     for i, s in enumerate(slinkies):
         check_clear(ctx, "slinky" if len(slinkies) == 1 else f"slinky.{i}", s, world)
     rotate = t.number("rotate", 0.0, lo=-ROTATE_MAX, hi=ROTATE_MAX)
@@ -90,19 +91,22 @@ def from_dict(doc: dict, where: str = "<scene>", overrides: Sequence[str] = (),
         sleep=t.boolean("sleep", Scene.sleep),
         camera=camera,
         raw=doc,
-        solver=_engine(t, slinkies, rotate),
+        solver=_engine(t, slinkies, rotate, world),
         rotate=rotate,
     )
 
 
-def _engine(t: Table, slinkies: tuple[SlinkySpec, ...], rotate: float) -> str:
+def _engine(t: Table, slinkies: tuple[SlinkySpec, ...], rotate: float,
+            world: World) -> str:
     """The scene's engine: its `solver` key (or --solver's), else the planar one unless
-    the scene needs the 3D one (turned out of the x-y plane, an end moved along z or
-    turned out of it, a scripted end let go, a start in motion), which is then picked by
-    itself (docs/scene-format.md)."""
+    the scene needs the 3D one (turned out of the x-y plane, a block of its world turned
+    out of it, an end moved along z or turned out of it, a scripted end let go, a start
+    in motion), which is then picked by itself (docs/scene-format.md)."""
     why = ""
     if rotate % 360.0 != 0.0:
         why = f"rotate = {rotate:g} turns it out of the x-y plane"
+    if not why and world.turned:
+        why = f"world.{world.turned} turns a block out of the x-y plane"
     for i, s in enumerate(slinkies):
         m = s.anchor.motion
         which = f"Slinky {i + 1}'s" if len(slinkies) > 1 else "its"

@@ -45,6 +45,8 @@ class Look:
     floor_colour: RGB = (0.62, 0.60, 0.57)
     stairs: tuple[Step, ...] = ()  # the world's blocks (scene.world), not a key
     stairs_turn: float = 0.0  # rad about the vertical: the scene's `rotate`, not a key
+    # each block's own turn (rad) and pivot x before the scene's (world.turns), not a key
+    stairs_turns: tuple[tuple[float, float], ...] = ()
     stairs_colour: RGB = (0.55, 0.38, 0.22)
     stairs_depth: float = 0.30  # m, extent along z
     anchor: str = "post"  # holder drawn at a held end: "post", "hand" or "none"
@@ -93,7 +95,8 @@ def _three(t: Table, k: str, default: D, **bounds: Unpack[Bounds]
 
 
 # The blocks drawn are the world's (scene.world, filled in by the loader): not a key.
-LOOK_KEYS = tuple(f.name for f in fields(Look) if f.name not in ("stairs", "stairs_turn"))
+LOOK_KEYS = tuple(f.name for f in fields(Look)
+                  if f.name not in ("stairs", "stairs_turn", "stairs_turns"))
 CAMERA_KEYS = tuple(f.name for f in fields(CameraHint))
 
 

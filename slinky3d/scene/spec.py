@@ -258,8 +258,8 @@ class Scene:
     def needs_3d(self) -> bool:
         """Whether only the 3D solver can run it: turned out of the x-y plane, an end
         moved along z, a scripted end let go (a toss), a Slinky moving at t = 0, or a
-        far end held while the anchored end moves (gripped)."""
-        return self.turn != 0.0 or any(
+        far end held while the anchored end moves (gripped), a block of the world turned."""
+        return self.turn != 0.0 or bool(self.world.turned) or any(
             s.moving_at_start or s.far_gripped or (
                 s.anchor.motion is not None and (s.anchor.motion.out_of_plane
                                                  or s.anchor.motion.turns_out_of_plane

@@ -5,6 +5,12 @@ and *blocks*: rectangles (x0, x1, top) that stand on the floor (or reach down fo
 when there is none). Stairs and a table are blocks; the stairs go down toward +x. The
 model's plane is x-y, y up; the blocks extend along z only when drawn. The contact law
 is docs/model.md section 11; the renderer draws the same blocks (scene.look).
+
+Each of the stairs and the table may be turned about the vertical (`rotate`, degrees,
+as the scene's): the stairs about the top step's nosing (top x, z = 0), the table about
+its edge's point (edge x, z = 0), so that the block's cross-section in the model's
+plane keeps its heights and its front edge where the scene puts it. A turned block
+reaches out of the model's plane: only the 3D solver runs it (docs/model.md section 12).
 """
 
 from __future__ import annotations
@@ -21,13 +27,30 @@ from slinky3d.scene.validate import Context, Table
 Block = tuple[float, float, float]  # (x0, x1, top): a solid rectangle below top, m
 
 WORLD_KEYS = ("floor", "mu", "mu_static", "stairs", "table")
-STAIRS_KEYS = ("top", "height", "depth", "count", "landing")
-TABLE_KEYS = ("edge", "width")
+STAIRS_KEYS = ("top", "height", "depth", "count", "landing", "rotate")
+TABLE_KEYS = ("edge", "width", "rotate")
 PLACE = 1e3  # m: a guard against typos, as in [look]
 START_INSIDE = 1e-3  # m: how far a scene's initial shape may reach into the world
 AUTO = "auto"  # floor = "auto": AUTO_GAP below the lowest point of the initial shapes
 AUTO_GAP = 0.10  # m
 TABLE_HEIGHT = 0.75  # m: a table's floor, when the scene names none
+ROTATE_MAX = 1e6  # degrees: a finite turn (the scene's own bound)
+Turn = tuple[float, float]  # a block's (turn about the vertical, rad; pivot x, m)
+
+
+def heading(degrees: float) -> float:
+    """A block's `rotate` as a turn in [0, 2 pi) rad: 0 for a whole number of turns."""
+    return math.radians(degrees % 360.0)
+
+
+def local_x(x, z, turn: Turn):
+    """A point's x in the frame of a block turned by `turn`, from its (x, z) in the
+    scene's (unturned) frame: the block's cross-section is the unturned one there
+    (the block reaches along its own z without end)."""
+    a, px = turn
+    if a == 0.0:
+        return x
+    return px + math.cos(a) * (x - px) - math.sin(a) * z
 
 
 @dataclass(frozen=True)
@@ -44,6 +67,12 @@ class Stairs:
     depth: float  # tread of each step, m
     count: int  # steps below the top one
     landing: float  # tread of the top step, m
+    rotate: float = 0.0  # degrees about the vertical through the nosing (top x, z = 0)
+
+    @property
+    def turn(self) -> Turn:
+        """The flight's turn and its pivot's x (module docstring)."""
+        return (heading(self.rotate), self.top[0])
 
     def pieces(self) -> tuple[Block, ...]:
         """The steps as blocks side by side, none overlapping (how they are drawn)."""
@@ -93,18 +122,38 @@ class World:
     mu_static: float = 0.5
     stairs: Stairs | None = None
     table: tuple[float, float, float] | None = None  # (edge x, top y, width), m
+    table_rotate: float = 0.0  # degrees about the vertical through (edge x, z = 0)
+
+    @property
+    def turned(self) -> str:
+        """'' unless a block is turned out of the model's plane; else which, as a key."""
+        if self.stairs is not None and self.stairs.turn[0] != 0.0:
+            return f"stairs.rotate = {self.stairs.rotate:g}"
+        if self.table is not None and heading(self.table_rotate) != 0.0:
+            return f"table.rotate = {self.table_rotate:g}"
+        return ""
+
+    def turns(self) -> tuple[Turn, ...]:
+        """Each block's turn and pivot x (`blocks`' order; the same for `drawn`)."""
+        out: tuple[Turn, ...] = ()
+        if self.stairs is not None:
+            out = (self.stairs.turn,) * (self.stairs.count + 1)
+        if self.table is not None:
+            out += ((heading(self.table_rotate), self.table[0]),)
+        return out
 
     @property
     def solid(self) -> bool:
         """Whether there is anything to touch."""
         return self.floor is not None
 
-    def surface(self, x: float) -> float:
-        """The height of the solid's top at x (m; -inf: no floor). Every block stands on
-        the floor, so the solid at x is everything below it."""
+    def surface(self, x: float, z: float = 0.0) -> float:
+        """The height of the solid's top at (x, z) (m; -inf: no floor). Every block
+        stands on the floor, so the solid there is everything below it."""
         if self.floor is None:
             return -math.inf
-        return max([self.floor] + [top for x0, x1, top in self.blocks() if x0 <= x <= x1])
+        blocks = zip(self.blocks(), self.turns(), strict=True)
+        return max([self.floor] + [b[2] for b, t in blocks if b[0] <= local_x(x, z, t) <= b[1]])
 
     def blocks(self, drawn: bool = False) -> tuple[Block, ...]:
         """The solid blocks standing on the floor; drawn: side by side, not overlapping
@@ -119,13 +168,16 @@ class World:
 
 
 def distance(world: World, points: np.ndarray) -> np.ndarray:
-    """Signed distance (m) from each point (M, 2) to the world's solid: > 0 outside.
-    Exact outside; inside, the depth to the nearest face. The solver's compiled
-    version (dynamics/world_geometry.py) is tested against this one."""
+    """Signed distance (m) from each point (M, 2) in the model's plane, or (M, 3), to the
+    world's solid: > 0 outside. Points in the scene's unturned frame (before its
+    `rotate`). Exact outside; inside, the depth to the nearest face. The planar
+    solver's compiled version (dynamics/world_geometry.py) is tested against this one."""
     x, y = points[:, 0], points[:, 1]
+    z = points[:, 2] if points.shape[1] > 2 else np.zeros(len(points))
     d = np.full(len(points), np.inf) if world.floor is None else y - world.floor
-    for x0, x1, top in world.blocks():
-        dx = np.maximum(x0 - x, x - x1)  # > 0 beside the block
+    for (x0, x1, top), turn in zip(world.blocks(), world.turns(), strict=True):
+        xl = local_x(x, z, turn)  # across the block, in its own frame
+        dx = np.maximum(x0 - xl, xl - x1)  # > 0 beside the block
         dy = y - top  # > 0 above it
         outside = np.hypot(np.maximum(dx, 0.0), np.maximum(dy, 0.0))
         d = np.minimum(d, np.where((dx > 0) | (dy > 0), outside, np.maximum(dx, dy)))
@@ -171,8 +223,9 @@ def read_world(t: Table, slinkies: Sequence = ()) -> World:
         if count != int(count):
             s.fail("count", f"must be a whole number of steps, got {count:g}")
         stairs = Stairs(top=top, height=height, depth=depth, count=int(count),
-                        landing=s.number("landing", depth, lo=1e-3, hi=100.0))
-    table = None
+                        landing=s.number("landing", depth, lo=1e-3, hi=100.0),
+                        rotate=s.number("rotate", 0.0, lo=-ROTATE_MAX, hi=ROTATE_MAX))
+    table, table_rotate = None, 0.0
     if t.has("table"):
         tb = t.table("table", TABLE_KEYS)
         if not tb.has("edge"):
@@ -181,6 +234,7 @@ def read_world(t: Table, slinkies: Sequence = ()) -> World:
         if max(abs(edge[0]), abs(edge[1])) > PLACE:
             tb.fail("edge", f"must lie within {PLACE:g} m of the origin, got {edge}")
         table = (edge[0], edge[1], tb.number("width", 1.0, lo=1e-2, hi=100.0))
+        table_rotate = tb.number("rotate", 0.0, lo=-ROTATE_MAX, hi=ROTATE_MAX)
     blocks = World(stairs=stairs, table=table).blocks()
     lowest = min((b[2] for b in blocks), default=None)
     if stairs is not None:
@@ -203,4 +257,5 @@ def read_world(t: Table, slinkies: Sequence = ()) -> World:
     if lowest is not None and not floor < lowest:
         t.fail("floor", f"must lie below every step and table top (the lowest is at "
                         f"{lowest:g} m), got {floor:g}")
-    return World(floor=floor, mu=mu, mu_static=mu_static, stairs=stairs, table=table)
+    return World(floor=floor, mu=mu, mu_static=mu_static, stairs=stairs, table=table,
+                 table_rotate=table_rotate)

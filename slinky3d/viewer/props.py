@@ -205,14 +205,21 @@ def hand_boxes(sl: SlinkySnapshot, colour: tuple[float, ...]) -> list[np.ndarray
 
 
 def stair_boxes(
-    steps, depth: float, floor_y: float, colour: tuple[float, ...], turn: float = 0.0
+    steps, depth: float, floor_y: float, colour: tuple[float, ...], turn: float = 0.0,
+    turns=(),
 ) -> list[np.ndarray]:
-    """One block per step (x0, x1, top_y), from the floor up, centred on z = 0, turned
-    by `turn` (rad) about the vertical through the origin (the scene's `rotate`)."""
+    """One block per step (x0, x1, top_y), from the floor up, centred on z = 0, each
+    turned by its own turn about the vertical through its pivot (`turns`: (rad, pivot
+    x) per block, scene.world's `turns`; none: unturned), then all by `turn` (rad) about
+    the vertical through the origin (the scene's `rotate`)."""
     T = turn_about_vertical(turn)
     out = []
-    for x0, x1, top in steps:
+    for i, (x0, x1, top) in enumerate(steps):
+        angle, pivot = turns[i] if i < len(turns) else (0.0, 0.0)
+        TB = T @ turn_about_vertical(angle)
+        shift = pivot * (T[:, 0] - TB[:, 0])  # where the block's own turn moves the origin
         lo = np.array([x0, min(floor_y, top - 0.01), -0.5 * depth])
         hi = np.array([x1, top, 0.5 * depth])
-        out.append(box(T @ (0.5 * (lo + hi)), tuple(0.5 * (hi - lo)), colour, axes=T.T))
+        out.append(box(TB @ (0.5 * (lo + hi)) + shift, tuple(0.5 * (hi - lo)), colour,
+                       axes=TB.T))
     return out

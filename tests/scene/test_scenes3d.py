@@ -3,7 +3,10 @@ solver without a roll-back, and shows what its caption says."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+import pytest
 
 from slinky3d.runtime.simulation import Simulation
 from slinky3d.scene import loader
@@ -91,3 +94,26 @@ def test_the_u_pulled_apart_follows_the_hand_out_of_its_plane():
     assert hand[out, 2] > 0.14 and abs(hand[out, 0] - hand[out, 2]) < 1e-9
     lowest = E[np.arange(len(ts)), np.argmin(E[:, :, 1], axis=1)]
     assert lowest[out, 2] > 0.03 and abs(lowest[-1, 2]) < 0.5 * lowest[out, 2]
+
+
+@pytest.mark.slow
+def test_the_stairs_at_an_angle_turn_the_walk_down_the_flight():
+    """The flight turned 25 degrees against the walk: the Slinky goes down at least ten
+    steps; its path (centre of its end points, after its first second) heads down the
+    flight, within 8 degrees of the fall line and turned from its start heading (0) by
+    more than 15; sideways along the nosings it strays less than a third of what
+    keeping its heading would have taken it."""
+    sc = loader.load("stairs-angle")
+    st = sc.world.stairs
+    assert st is not None and sc.turn == 0.0
+    turn, _ = st.turn
+    _, ts, E = run("stairs-angle")
+    c = E.mean(axis=1)
+    down = (c[0, 1] - c[-1, 1]) / st.height
+    assert down >= 10
+    d = c[-1] - c[ts.searchsorted(1.0)]
+    way = math.atan2(-d[2], d[0])  # anticlockwise from above, as `rotate`
+    assert abs(way - turn) < math.radians(8) and way > math.radians(15)
+    across = math.sin(turn) * c[:, 0] + math.cos(turn) * c[:, 2]  # along the nosings
+    kept = math.sin(turn) * (c[-1, 0] - c[0, 0])  # ... had it kept its heading
+    assert np.abs(across - across[0]).max() < kept / 3

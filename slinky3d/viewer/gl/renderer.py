@@ -524,7 +524,8 @@ class Renderer:
                 parts += [b for g, o in left
                           for b in props.hand_part_boxes(g, SKIN_COLOUR, o)]
         parts += props.stair_boxes(look.stairs, look.stairs_depth, floor_y,
-                                 (*look.stairs_colour, 0.0), look.stairs_turn)
+                                 (*look.stairs_colour, 0.0), look.stairs_turn,
+                                 look.stairs_turns)
         return np.concatenate(parts) if parts else np.zeros((0, 10), "f4")
 
     def _draw_objects(self, snap, look, boxes, vp, common, depth: bool) -> None:
