@@ -35,6 +35,7 @@ from slinky3d.dynamics import articulated_body3d as ab
 from slinky3d.dynamics import coil_contact3d, grab3d, integrator3d
 from slinky3d.dynamics.articulated_body import JIT
 from slinky3d.dynamics.energy3d import guard_figures
+from slinky3d.dynamics.friction_lcp import _corrected
 from slinky3d.dynamics.lemke import lemke
 from slinky3d.dynamics.sleep import ON_WORLD
 from slinky3d.scene.world import World
@@ -69,9 +70,12 @@ NCOLS_CONTACT = 15
 EDGE = 1000  # a contact's surface number: planes from 0, edges from EDGE
 
 INF = 1e30
+PROFILE = np.zeros(3, np.int64)  # LCPs, Lemke's pivots, LCPs answered on a guessed
+# basis: so far, all Slinkies (bench_contact.py --profile)
 SAME_PLACE = 1e-4  # m: two contacts of one half hoop this close ...
 SAME_NORMAL = 0.99  # ... with normals this near (cosine) are one
 BLOCK_DEPTH = 0.01  # m: a block's face holds points at most this far inside
+SAME_BASIS = 2e-3  # m: a contact this near one of the last answer's is guessed as it
 
 
 def _plane(n, off, t1, t2, u=(0.0, 0.0, 0.0), lo=-INF, hi=INF, v=(0.0, 0.0, 0.0),
@@ -450,12 +454,17 @@ def fastest(ws, R):
 
 
 def friction_lcp(D: np.ndarray, rf: np.ndarray, gaps: np.ndarray, mu: np.ndarray,
-                 h: float, eps: float) -> tuple[np.ndarray, bool]:
+                 h: float, eps: float, guess: np.ndarray | None = None
+                 ) -> tuple[np.ndarray, bool, np.ndarray]:
     """The contacts' impulses (3m: n, t1, t2 each) from Stewart and Trinkle's LCP with the
     pyramid of DIRS directions: per contact lam_n, beta (+t1, -t1, +t2, -t2), the
-    sliding slack; rf the free rates, D the Delassus matrix. (lam, solved)."""
+    sliding slack; rf the free rates, D the Delassus matrix. With `guess` (6m bools:
+    the unknowns guessed positive, the last answer's basis), first the linear equations
+    of that basis, its violations flipped (the planar solver's friction_lcp._corrected);
+    Lemke's method where that fails. (lam, solved, the answer's unknowns positive)."""
     m = len(gaps)
     nz = 6 * m
+    PROFILE[0] += 1
     B = np.zeros((3 * m, nz))
     for c in range(m):
         B[3 * c, 6 * c] = 1.0
@@ -473,16 +482,28 @@ def friction_lcp(D: np.ndarray, rf: np.ndarray, gaps: np.ndarray, mu: np.ndarray
         b[i + 5] = 0.0
     z = np.zeros(nz)
     T = np.zeros((nz + 1, nz + 2))
+    scale = 1.0 + float(np.abs(b).max())
+    if guess is not None and guess.any():
+        idx = np.nonzero(guess)[0].astype(np.int64)
+        idx = np.concatenate([idx, np.zeros(nz - len(idx), np.int64)])
+        _corrected(A, b, nz, int(guess.sum()), idx, T, z, np.zeros(nz, np.int64))
+        if _answers(A, b, z, scale):
+            PROFILE[2] += 1
+            return B @ z, True, z > 0.0
     pivots = lemke(A, b, nz, z, T, np.zeros(nz, np.int64), np.zeros(2 * nz + 1, np.int64),
                    50 * nz + 100)
-    wv = A @ z + b
-    scale = 1.0 + float(np.abs(b).max())
+    PROFILE[1] += abs(pivots)
     # Lemke's answer is kept only if it solves the LCP (redundant contacts make the
     # matrix near singular, where its pivots can lose the answer)
-    ok = bool(wv.min() >= -1e-9 * scale
-              and float(np.abs(wv * z).max()) <= 1e-9 * scale * (1 + np.abs(z).max()))
-    _ = pivots
-    return B @ z, bool(ok)
+    return B @ z, _answers(A, b, z, scale), z > 0.0
+
+
+def _answers(A: np.ndarray, b: np.ndarray, z: np.ndarray, scale: float) -> bool:
+    """Whether z >= 0 solves the LCP (A, b): w = A z + b >= 0, w z = 0, to 1e-9 of
+    scale (1 + max |b|)."""
+    wv = A @ z + b
+    return bool(z.min() >= 0.0 and wv.min() >= -1e-9 * scale
+                and float(np.abs(wv * z).max()) <= 1e-9 * scale * (1 + np.abs(z).max()))
 
 
 def _hull(xy: np.ndarray) -> list[int]:
@@ -560,6 +581,10 @@ class WorldContact3D:
         self.failed = 0  # LCPs whose answer failed the check (the frictionless one used)
         self.last_contacts = 0  # world contacts in the last piece
         self.taken = 0.0  # J: energy gained from nothing and taken back (_no_gain)
+        # the rounds of the pieces so far, by what ended each: a contact added, a coil
+        # closing, coils freed, the last (bench_contact.py --profile)
+        self.rounds = np.zeros(4, np.int64)
+        self._last: dict | None = None  # this step's last LCP answer's basis (_guess)
 
     def contacts(self, s, reach: float) -> int:
         """The world contacts within `reach` of the solver's state now (self.cont)."""
@@ -586,6 +611,7 @@ class WorldContact3D:
             k = max(1, math.ceil(h / PIECE - 1e-9))
             alone = s.work.grab[0] == 0.0 and not s.work.acc_p[:3].any()
             e0 = self._energy(s) if alone else 0.0
+            self._last = None  # a step's LCPs start afresh (_guess)
             for _ in range(k):
                 self.piece(s, h / k)
             if alone:
@@ -593,17 +619,58 @@ class WorldContact3D:
             s.k += 1
             s.t = s.k * s.h
 
-    def _impulses(self, D, rf, gaps, mu, h, diag) -> np.ndarray:
+    def _impulses(self, D, rf, cont, mu, h, diag) -> np.ndarray:
         """The LCP's impulses; where Lemke's answer fails its check (redundant contacts:
         a near-singular Delassus matrix), again more regularised, then without friction;
-        none at all (counted in `failed`) if nothing solves it."""
+        none at all (counted in `failed`) if nothing solves it. The first try starts
+        from this step's last answer's basis (`_guess`)."""
+        gaps = cont[:, 13]
+        guess = self._guess(cont, rf, gaps, h)
         for friction in (mu, np.zeros_like(mu)):
             for eps in RETRY:
-                lam, ok = friction_lcp(D, rf, gaps, friction, h, eps * diag)
+                lam, ok, basic = friction_lcp(D, rf, gaps, friction, h, eps * diag, guess)
+                guess = None
                 if ok:
+                    self._remember(cont, basic)
                     return lam
         self.failed += 1
         return np.zeros_like(rf)
+
+    def _guess(self, cont, rf, gaps, h) -> np.ndarray | None:
+        """The unknowns guessed positive (6 a contact): a contact of the last answer in
+        this step (the same half hoop and surface, within SAME_BASIS) as it was; a new
+        one pushing where it approaches, sliding on (beta against its rate, the slack)
+        where it slides. None in a step's first solve: a step depends on its start
+        alone (replay, roll-backs)."""
+        if self._last is None:
+            return None
+        m = len(cont)
+        g = np.zeros(6 * m, np.bool_)
+        for c in range(m):
+            r = cont[c]
+            best, hit = SAME_BASIS, None
+            for p, basic in self._last.get((int(r[0]), int(r[14])), ()):
+                d = float(np.abs(p - r[1:4]).max())
+                if d < best:
+                    best, hit = d, basic
+            if hit is not None:
+                g[6 * c:6 * c + 6] = hit
+            elif rf[3 * c] + max(gaps[c], 0.0) / h < 0.0:
+                g[6 * c] = True
+                a, b = rf[3 * c + 1], rf[3 * c + 2]
+                if math.hypot(a, b) >= RESTING:  # beta against the sliding, the slack
+                    big = (1 if a < 0 else 2) if abs(a) >= abs(b) else (3 if b < 0 else 4)
+                    g[6 * c + big] = g[6 * c + 5] = True
+        return g
+
+    def _remember(self, cont, basic) -> None:
+        """The answer's basis, per contact, for the step's next solves (`_guess`)."""
+        last: dict[tuple[int, int], list[tuple[np.ndarray, np.ndarray]]] = {}
+        for c in range(len(cont)):
+            r = cont[c]
+            last.setdefault((int(r[0]), int(r[14])), []).append(
+                (r[1:4].copy(), basic[6 * c:6 * c + 6].copy()))
+        self._last = last
 
     def rest_pattern(self, s, speed: float) -> np.ndarray | None:
         """Sleeping's test (sleep.py) in 3D: None unless every point of every arc moves
@@ -692,7 +759,7 @@ class WorldContact3D:
                 D = 0.5 * (D + D.T)
                 diag = max(float(np.abs(np.diag(D)).max()), 1e-300)
                 mu = mu_all[sel]
-                lam = self._impulses(D, rf, cont[:, 13], mu, h, diag)
+                lam = self._impulses(D, rf, cont, mu, h, diag)
             with_impulses(mode, par, w, locked, acc_p, tau, cont, m, lam, h, self.ends, tau_f)
             vplus = u + h * w.qdd
             if m_all > m:  # a contact left out that closes past its gap joins
@@ -702,6 +769,7 @@ class WorldContact3D:
                 past = (np.maximum(every[:, 13], 0.0) + h * r1[0::3] < -1e-9) & ~keep & ~added
                 if past.any():
                     added |= past
+                    self.rounds[0] += 1
                     continue
             if not s.contact:
                 break
@@ -712,7 +780,13 @@ class WorldContact3D:
             if closing:
                 # freed in this piece and shutting again: that cycle (the lock pulls,
                 # the free coil shuts) ends with it locked, as coil_contact3d's does
-                kept |= locked & ~before & freed
+                cycled = locked & ~before & freed
+                kept |= cycled
+                if cycled.any():
+                    # the pull was the patch's support left to its hull's corners;
+                    # the contacts that freeing it brought in stay
+                    added[sel] = True
+                self.rounds[1] += 1
                 continue
             if at >= 0:
                 pulling = locked & (c < -PULL * np.abs(c[locked]).max())
@@ -721,8 +795,10 @@ class WorldContact3D:
                     pulling[at] = True
                 locked &= ~pulling  # (the planar solver's rule for a dragged stack)
                 freed |= pulling
+                self.rounds[2] += 1
                 continue
             break
+        self.rounds[3] += 1
         self.last_contacts = len(cont)
         u[:] = u + h * w.qdd
         move(mode, q, u, H, h, w)
