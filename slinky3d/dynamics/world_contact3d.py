@@ -49,6 +49,7 @@ DIRS = 4  # friction directions: +-t1, +-t2 (the pyramid; docs/model.md section 
 LOCK_ROUNDS = 24  # rounds of the coil locks' check a piece
 PULL = 1e-6  # relative to the largest: a lock's contact this far below zero pulls (the
 # contacts' regularisation leaves the resting locks' moments noisy at ~1e-9)
+KEEP = 10  # pieces a coil that cycled in a piece (freed, shut again) stays locked
 MANY = 16  # from the fourth round on, this many pulling locks are freed at once
 TOUCH = 1e-7  # a coil this near its bound (in the opening s) is locked at the start
 INTERIOR = 1e-7  # m: an arc's inner point enters only this far below its ends
@@ -585,6 +586,9 @@ class WorldContact3D:
         # closing, coils freed, the last (bench_contact.py --profile)
         self.rounds = np.zeros(4, np.int64)
         self._last: dict | None = None  # this step's last LCP answer's basis (_guess)
+        # pieces left during which a coil that cycled (freed, then shut again) stays
+        # locked whatever its moment: part of the state (engine3d's state, restore)
+        self.keep = np.zeros(n, np.int64)
 
     def contacts(self, s, reach: float) -> int:
         """The world contacts within `reach` of the solver's state now (self.cont)."""
@@ -729,7 +733,8 @@ class WorldContact3D:
             every[go, 10:13] = -s_[:, None] * t1 + c_[:, None] * t2
         added = np.zeros(m_all, np.bool_)
         freed = np.zeros(n, np.bool_)  # coils freed in this piece
-        kept = np.zeros(n, np.bool_)  # ... and locked again: they stay locked
+        carried = locked & (self.keep > 0)  # cycled in the last KEEP pieces
+        kept = carried.copy()  # ... or freed in this one and locked again: stay locked
         lam = np.zeros(0)
         rf = np.zeros(0)
         cont = every[:0]
@@ -742,7 +747,8 @@ class WorldContact3D:
             sel = np.zeros(0, np.int64)
             if m_all:
                 keep = np.zeros(m_all, np.bool_)
-                idx, gone = reduced(every, locked, self.planes)
+                # a kept coil parts the patches: its freeing showed their support needed
+                idx, gone = reduced(every, locked & ~kept, self.planes)
                 keep[idx] = True
                 keep |= gone  # never checked
                 sel = np.nonzero((keep & ~gone) | added)[0]
@@ -800,6 +806,7 @@ class WorldContact3D:
             break
         self.rounds[3] += 1
         self.last_contacts = len(cont)
+        self.keep = np.where(kept & ~carried, KEEP, np.maximum(self.keep - 1, 0)) * locked
         u[:] = u + h * w.qdd
         move(mode, q, u, H, h, w)
         w.presc[:] = locked
