@@ -35,7 +35,7 @@ from slinky3d.dynamics import articulated_body3d as ab
 from slinky3d.dynamics import coil_contact3d, grab3d, integrator3d
 from slinky3d.dynamics.articulated_body import JIT
 from slinky3d.dynamics.energy3d import guard_figures
-from slinky3d.dynamics.friction_lcp import _corrected
+from slinky3d.dynamics.friction_lcp import CORRECTIONS
 from slinky3d.dynamics.lemke import lemke
 from slinky3d.dynamics.sleep import ON_WORLD
 from slinky3d.scene.world import World
@@ -227,6 +227,13 @@ def detect(frames, ends, R, planes, edges, reach, out, t, n3):
                          EDGE + ie)
         for k in range(nh):
             F = frames[k]
+            # the arc lies within R of its circle's centre: far from the line, skip it
+            c0 = ends[k, 0] + R * F[0, 0] - E[0]
+            c1 = ends[k, 1] + R * F[1, 0] - E[1]
+            c2 = ends[k, 2] + R * F[2, 0] - E[2]
+            a = c0 * E[3] + c1 * E[4] + c2 * E[5]
+            if (c0 * c0 + c1 * c1 + c2 * c2 - a * a) > (R + reach) ** 2:
+                continue
             # the arc's point nearest the edge's line: sampled, then golden section
             best, bphi = INF, 0.0
             for i in range(1, 16):
@@ -485,18 +492,53 @@ def friction_lcp(D: np.ndarray, rf: np.ndarray, gaps: np.ndarray, mu: np.ndarray
     T = np.zeros((nz + 1, nz + 2))
     scale = 1.0 + float(np.abs(b).max())
     if guess is not None and guess.any():
-        idx = np.nonzero(guess)[0].astype(np.int64)
-        idx = np.concatenate([idx, np.zeros(nz - len(idx), np.int64)])
-        _corrected(A, b, nz, int(guess.sum()), idx, T, z, np.zeros(nz, np.int64))
-        if _answers(A, b, z, scale):
+        zg = _on_guess(A, b, guess, scale)
+        if zg is not None:
             PROFILE[2] += 1
-            return B @ z, True, z > 0.0
+            return B @ zg, True, zg > 0.0
     pivots = lemke(A, b, nz, z, T, np.zeros(nz, np.int64), np.zeros(2 * nz + 1, np.int64),
                    50 * nz + 100)
     PROFILE[1] += abs(pivots)
     # Lemke's answer is kept only if it solves the LCP (redundant contacts make the
     # matrix near singular, where its pivots can lose the answer)
     return B @ z, _answers(A, b, z, scale), z > 0.0
+
+
+def _on_guess(A: np.ndarray, b: np.ndarray, guess: np.ndarray, scale: float
+              ) -> np.ndarray | None:
+    """The LCP (A, b) of friction_lcp solved on a guessed basis: the unknowns guessed
+    positive from their rows' linear equations, every violation flipped at once (an
+    unknown negative leaves, a rate w negative enters), at most CORRECTIONS times (the
+    planar solver's friction_lcp._corrected). A contact not pushing has only its slack,
+    set outright to its largest tangential approach rate (the equations cannot: its
+    friction rows are not in the basis). The answer if it solves the LCP (_answers),
+    else None."""
+    nz = len(b)
+    g = guess.copy()
+    tol = 1e-9 * scale
+    for _ in range(CORRECTIONS + 1):
+        g6 = g.reshape(-1, 6)
+        g6[~g6[:, 0], :] = False  # a contact not pushing: none of its unknowns
+        P = np.nonzero(g)[0]
+        z = np.zeros(nz)
+        if len(P):
+            try:
+                z[P] = np.linalg.solve(A[np.ix_(P, P)], -b[P])
+            except np.linalg.LinAlgError:
+                return None
+        w = A @ z + b
+        loose = ~g6[:, 0]
+        rows = w.reshape(-1, 6)
+        slack = np.maximum(-rows[loose, 1:5].min(axis=1), 0.0)
+        z.reshape(-1, 6)[loose, 5] = slack
+        rows[loose, 1:5] += slack[:, None]
+        out = g & (z < -1e-12 * (1.0 + np.abs(z).max()))
+        into = ~g & (w < -tol)
+        into.reshape(-1, 6)[loose, 1:] = False  # a loose contact enters by its push
+        if not (out.any() or into.any()):
+            return z if _answers(A, b, z, scale) else None
+        g = (g & ~out) | into
+    return None
 
 
 def _answers(A: np.ndarray, b: np.ndarray, z: np.ndarray, scale: float) -> bool:
