@@ -91,3 +91,22 @@ def test_the_u_pulled_apart_follows_the_hand_out_of_its_plane():
     assert hand[out, 2] > 0.14 and abs(hand[out, 0] - hand[out, 2]) < 1e-9
     lowest = E[np.arange(len(ts)), np.argmin(E[:, :, 1], axis=1)]
     assert lowest[out, 2] > 0.03 and abs(lowest[-1, 2]) < 0.5 * lowest[out, 2]
+
+
+def test_the_rolling_slinky_rolls_across_the_floor_and_keeps_touching_it():
+    """Set rolling without slipping along z, the stack lying along x: its centre of
+    mass goes more than 1 m along z while it stays on its line (x within 2 cm), and at
+    every sample some point of it is on the floor (within 1 mm)."""
+    sc = loader.load("rolling")
+    assert sc.solver == "3d"
+    sim = Simulation(sc)
+    s = sim.slinkies[0].solver
+    com, touching = [], []
+    while sim.t < SECONDS - 1e-9:
+        sim.advance_to(sim.t + SAMPLE)
+        com.append(sim.slinkies[0].ends().mean(axis=0))
+        touching.append(s.world.contacts(s, 1e-3) > 0)
+    assert sim.rollbacks == 0
+    C = np.array(com)
+    assert np.isfinite(C).all() and all(touching)
+    assert C[-1, 2] - C[0, 2] > 1.0 and np.abs(C[:, 0] - C[0, 0]).max() < 0.02
