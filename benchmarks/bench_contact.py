@@ -107,7 +107,7 @@ def project_walking(scene: Scene, solver: str = "planar") -> tuple[dict[str, flo
 
 def _counts(sim: Simulation) -> dict[str, float]:
     """The 3D world solve's work over the run, per piece (none on the planar solver)."""
-    w = getattr(sim.slinkies[0].solver, "world", None)
+    w = getattr(getattr(sim.slinkies[0], "solver", None), "world", None)
     if w is None or not w.pieces:
         return {}
     p = wc3d.PROFILE
