@@ -2,6 +2,7 @@
 
     python benchmarks/bench_contact.py [--repeat 3] [--mujoco-dt 0.002 0.004] [--no-mujoco]
                                        [--scenes hanging-steel ...] [--solver3d]
+                                       [--only-3d]
 
 Headless, single-threaded, through the Python API, as issue 23's table has them:
 
@@ -12,6 +13,12 @@ Headless, single-threaded, through the Python API, as issue 23's table has them:
   awake (sleeping off: what the contact solve itself costs); `asleep after release` is
   when it fell asleep.
 * `stairs` and `stairs-steel`: walking down the stairs for a fixed simulated time.
+
+With `--solver3d` the 3D solver's figures come beside them, with what its world solve
+did per piece of a step near the world over the whole run (`pieces`, and per piece
+`rounds` of the coil locks, `lcps` solved, Lemke's `pivots`, `guessed`: LCPs answered
+on the step's last basis; docs/solver.md "World contact in 3D"); `--only-3d` leaves
+the planar solver's out (a quick quiet run).
 
 Each figure is a real-time factor (simulated seconds per wall second), the median over
 `--repeat` runs; each run replays the same steps, and the runs must end on the same
@@ -47,6 +54,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 
 import report  # benchmarks/report.py, beside this file
 
+from slinky3d.dynamics import world_contact3d as wc3d
 from slinky3d.dynamics.solver import warm_up
 from slinky3d.model.chain import BASE
 from slinky3d.runtime.simulation import Simulation
@@ -76,6 +84,7 @@ def project_released(scene: Scene, sleep: bool = True, solver: str = "planar"
                      ) -> tuple[dict[str, float], str]:
     """Real-time factors of one hanging, release, drop and lie; and the state hash."""
     sim = Simulation(scene, sleep=sleep, solver=solver)
+    wc3d.PROFILE[:] = 0
     asleep: list[float] = []
     out = {"hanging": _timed(sim, HANG_S, asleep)}
     sim.let_go(0)
@@ -83,16 +92,27 @@ def project_released(scene: Scene, sleep: bool = True, solver: str = "planar"
     out["lying"] = _timed(sim, LIE_S, asleep)
     if asleep:
         out["asleep_after_release_s"] = asleep[0] - HANG_S
-    return out, sim.state_hash()
+    return out | _counts(sim), sim.state_hash()
 
 
 def project_walking(scene: Scene, solver: str = "planar") -> tuple[dict[str, float], str]:
     sim = Simulation(scene, solver=solver)
+    wc3d.PROFILE[:] = 0
     asleep: list[float] = []
     out = {"walking": _timed(sim, WALK_S, asleep)}
     if asleep:
         out["asleep_at_s"] = asleep[0]
-    return out, sim.state_hash()
+    return out | _counts(sim), sim.state_hash()
+
+
+def _counts(sim: Simulation) -> dict[str, float]:
+    """The 3D world solve's work over the run, per piece (none on the planar solver)."""
+    w = getattr(getattr(sim.slinkies[0], "solver", None), "world", None)
+    if w is None or not w.pieces:
+        return {}
+    p = wc3d.PROFILE
+    return {"pieces": float(w.pieces), "rounds": w.rounds.sum() / w.pieces,
+            "lcps": p[0] / w.pieces, "pivots": p[1] / w.pieces, "guessed": p[2] / w.pieces}
 
 
 def _timed(sim: Simulation, seconds: float, asleep: list[float]) -> float:
@@ -254,10 +274,14 @@ def main() -> None:
     ap.add_argument("--scenes", nargs="+", default=list(RELEASED + WALKING),
                     choices=RELEASED + WALKING,
                     help="a part of the table, for a quick look (its figures are not written)")
+    ap.add_argument("--only-3d", action="store_true",
+                    help="the 3D solver's figures alone (implies --solver3d, --no-mujoco)")
     ap.add_argument("--solver3d", action="store_true",
                     help="the 3D solver's figures beside the planar one's, in the same run "
                          "(its figures are not written)")
     args = ap.parse_args()
+    if args.only_3d:
+        args.solver3d = args.no_mujoco = True
     mj = None
     if not args.no_mujoco:
         try:
@@ -276,8 +300,9 @@ def main() -> None:
         scene = load(name)
         kind = "released" if name in RELEASED else "walking"
         run = project_released if kind == "released" else project_walking
-        row: dict[str, Any] = dict(repeated(partial(run, scene), args.repeat, name))
-        if kind == "released":
+        row: dict[str, Any] = {} if args.only_3d else dict(
+            repeated(partial(run, scene), args.repeat, name))
+        if kind == "released" and not args.only_3d:
             row["lying_awake"] = repeated(partial(project_released, scene, False),
                                           args.repeat, name)["lying"]
         if args.solver3d:

@@ -191,18 +191,19 @@ class SlinkySolver3D:
                 s.work.acc_p[:3].copy(), s.anchor, self.k, self.free, self.hand,
                 self.drive_velocity.copy(), self.drive_wanted.copy(), s.work.grab.copy(),
                 self.holder.copy(), self.twist_state.copy(), s.work.spin.copy(),
-                self.rest.copy(), self.gripping)
+                self.rest.copy(), self.gripping, self._kept().copy())
 
     def restore(self, state: tuple) -> None:
         s = self.solver
         (q, u, H, presc, acc, anchor, k, self.free, self.hand, dv, dw, grab, holder,
-         twist, spin, rest, self.gripping) = state
+         twist, spin, rest, self.gripping, kept) = state
         self.rest = rest.copy()
         s.q[:], s.u[:], s.work.presc[:], s.work.acc_p[:3] = q, u, presc, acc
         s.work.grab[:] = grab
         self.holder[:], self.twist_state[:], s.work.spin[:] = holder, twist, spin
         self._turning = bool(twist[1] != 0.0 or twist[2] != 0.0)
         s.touched()
+        self._kept()[:] = kept
         s.H = H.copy()
         s.anchor, s.mode = anchor, chain3d.ANCHORS.index(anchor)
         self.drive_velocity[:], self.drive_wanted[:] = dv, dw
@@ -217,7 +218,12 @@ class SlinkySolver3D:
         return [s.q, s.u, s.H, s.work.presc, s.work.acc_p[:3],
                 np.array([self.free, self.hand, self._moving], dtype=np.int64),
                 self.drive_velocity, self.drive_wanted, s.work.grab, self.holder,
-                self.twist_state, s.work.spin, *rest]
+                self.twist_state, s.work.spin, self._kept(), *rest]
+
+    def _kept(self) -> np.ndarray:
+        """The world solve's coils kept locked (WorldContact3D.keep; none: no world)."""
+        w = self.solver.world
+        return w.keep if w is not None else np.zeros(0, np.int64)
 
     # -- what it holds -------------------------------------------------------
     def ends(self) -> np.ndarray:

@@ -228,6 +228,8 @@ class Solver3D:
         """The state changed between steps: no solve's kinematics or accelerations kept."""
         self.work.known[0] = False
         self.cwork[coil_contact3d.ACC_OK][0] = 0.0
+        if self.world is not None:
+            self.world.keep[:] = 0  # the world solve's memory of cycled coils
 
     @property
     def locked(self) -> np.ndarray:

@@ -35,6 +35,7 @@ from slinky3d.dynamics import articulated_body3d as ab
 from slinky3d.dynamics import coil_contact3d, grab3d, integrator3d
 from slinky3d.dynamics.articulated_body import JIT
 from slinky3d.dynamics.energy3d import guard_figures
+from slinky3d.dynamics.friction_lcp import CORRECTIONS
 from slinky3d.dynamics.lemke import lemke
 from slinky3d.dynamics.sleep import ON_WORLD
 from slinky3d.model import chain3d
@@ -49,6 +50,7 @@ DIRS = 4  # friction directions: +-t1, +-t2 (the pyramid; docs/model.md section 
 LOCK_ROUNDS = 24  # rounds of the coil locks' check a piece
 PULL = 1e-6  # relative to the largest: a lock's contact this far below zero pulls (the
 # contacts' regularisation leaves the resting locks' moments noisy at ~1e-9)
+KEEP = 10  # pieces a coil that cycled in a piece (freed, shut again) stays locked
 MANY = 16  # from the fourth round on, this many pulling locks are freed at once
 TOUCH = 1e-7  # a coil this near its bound (in the opening s) is locked at the start
 INTERIOR = 1e-7  # m: an arc's inner point enters only this far below its ends
@@ -70,9 +72,12 @@ NCOLS_CONTACT = 15
 EDGE = 1000  # a contact's surface number: planes from 0, edges from EDGE
 
 INF = 1e30
+PROFILE = np.zeros(3, np.int64)  # LCPs, Lemke's pivots, LCPs answered on a guessed
+# basis: so far, all Slinkies (bench_contact.py --profile)
 SAME_PLACE = 1e-4  # m: two contacts of one half hoop this close ...
 SAME_NORMAL = 0.99  # ... with normals this near (cosine) are one
 BLOCK_DEPTH = 0.01  # m: a block's face holds points at most this far inside
+SAME_BASIS = 2e-3  # m: a contact this near one of the last answer's is guessed as it
 
 
 def _plane(n, off, t1, t2, u=(0.0, 0.0, 0.0), lo=-INF, hi=INF, v=(0.0, 0.0, 0.0),
@@ -230,6 +235,13 @@ def detect(frames, ends, R, planes, edges, reach, out, t, n3):
                          EDGE + ie)
         for k in range(nh):
             F = frames[k]
+            # the arc lies within R of its circle's centre: far from the line, skip it
+            c0 = ends[k, 0] + R * F[0, 0] - E[0]
+            c1 = ends[k, 1] + R * F[1, 0] - E[1]
+            c2 = ends[k, 2] + R * F[2, 0] - E[2]
+            a = c0 * E[3] + c1 * E[4] + c2 * E[5]
+            if (c0 * c0 + c1 * c1 + c2 * c2 - a * a) > (R + reach) ** 2:
+                continue
             # the arc's point nearest the edge's line: sampled, then golden section
             best, bphi = INF, 0.0
             for i in range(1, 16):
@@ -458,12 +470,17 @@ def fastest(ws, R):
 
 
 def friction_lcp(D: np.ndarray, rf: np.ndarray, gaps: np.ndarray, mu: np.ndarray,
-                 h: float, eps: float) -> tuple[np.ndarray, bool]:
+                 h: float, eps: float, guess: np.ndarray | None = None
+                 ) -> tuple[np.ndarray, bool, np.ndarray]:
     """The contacts' impulses (3m: n, t1, t2 each) from Stewart and Trinkle's LCP with the
     pyramid of DIRS directions: per contact lam_n, beta (+t1, -t1, +t2, -t2), the
-    sliding slack; rf the free rates, D the Delassus matrix. (lam, solved)."""
+    sliding slack; rf the free rates, D the Delassus matrix. With `guess` (6m bools:
+    the unknowns guessed positive, the last answer's basis), first the linear equations
+    of that basis, its violations flipped (the planar solver's friction_lcp._corrected);
+    Lemke's method where that fails. (lam, solved, the answer's unknowns positive)."""
     m = len(gaps)
     nz = 6 * m
+    PROFILE[0] += 1
     B = np.zeros((3 * m, nz))
     for c in range(m):
         B[3 * c, 6 * c] = 1.0
@@ -481,16 +498,63 @@ def friction_lcp(D: np.ndarray, rf: np.ndarray, gaps: np.ndarray, mu: np.ndarray
         b[i + 5] = 0.0
     z = np.zeros(nz)
     T = np.zeros((nz + 1, nz + 2))
+    scale = 1.0 + float(np.abs(b).max())
+    if guess is not None and guess.any():
+        zg = _on_guess(A, b, guess, scale)
+        if zg is not None:
+            PROFILE[2] += 1
+            return B @ zg, True, zg > 0.0
     pivots = lemke(A, b, nz, z, T, np.zeros(nz, np.int64), np.zeros(2 * nz + 1, np.int64),
                    50 * nz + 100)
-    wv = A @ z + b
-    scale = 1.0 + float(np.abs(b).max())
+    PROFILE[1] += abs(pivots)
     # Lemke's answer is kept only if it solves the LCP (redundant contacts make the
     # matrix near singular, where its pivots can lose the answer)
-    ok = bool(wv.min() >= -1e-9 * scale
-              and float(np.abs(wv * z).max()) <= 1e-9 * scale * (1 + np.abs(z).max()))
-    _ = pivots
-    return B @ z, bool(ok)
+    return B @ z, _answers(A, b, z, scale), z > 0.0
+
+
+def _on_guess(A: np.ndarray, b: np.ndarray, guess: np.ndarray, scale: float
+              ) -> np.ndarray | None:
+    """The LCP (A, b) of friction_lcp solved on a guessed basis: the unknowns guessed
+    positive from their rows' linear equations, every violation flipped at once (an
+    unknown negative leaves, a rate w negative enters), at most CORRECTIONS times (the
+    planar solver's friction_lcp._corrected). A contact not pushing has only its slack,
+    set outright to its largest tangential approach rate (the equations cannot: its
+    friction rows are not in the basis). The answer if it solves the LCP (_answers),
+    else None."""
+    nz = len(b)
+    g = guess.copy()
+    tol = 1e-9 * scale
+    for _ in range(CORRECTIONS + 1):
+        g6 = g.reshape(-1, 6)
+        g6[~g6[:, 0], :] = False  # a contact not pushing: none of its unknowns
+        P = np.nonzero(g)[0]
+        z = np.zeros(nz)
+        if len(P):
+            try:
+                z[P] = np.linalg.solve(A[np.ix_(P, P)], -b[P])
+            except np.linalg.LinAlgError:
+                return None
+        w = A @ z + b
+        loose = ~g6[:, 0]
+        rows = w.reshape(-1, 6)
+        slack = np.maximum(-rows[loose, 1:5].min(axis=1), 0.0)
+        z.reshape(-1, 6)[loose, 5] = slack
+        rows[loose, 1:5] += slack[:, None]
+        out = g & (z < -1e-12 * (1.0 + np.abs(z).max()))
+        into = ~g & (w < -tol)
+        into.reshape(-1, 6)[loose, 1:] = False  # a loose contact enters by its push
+        if not (out.any() or into.any()):
+            return z if _answers(A, b, z, scale) else None
+        g = (g & ~out) | into
+    return None
+
+
+def _answers(A: np.ndarray, b: np.ndarray, z: np.ndarray, scale: float) -> bool:
+    """Whether z >= 0 solves the LCP (A, b): w = A z + b >= 0, w z = 0, to 1e-9 of
+    scale (1 + max |b|)."""
+    wv = A @ z + b
+    return bool(z.min() >= 0.0 and wv.min() >= -1e-9 * scale
+                and float(np.abs(wv * z).max()) <= 1e-9 * scale * (1 + np.abs(z).max()))
 
 
 def _hull(xy: np.ndarray) -> list[int]:
@@ -568,6 +632,13 @@ class WorldContact3D:
         self.failed = 0  # LCPs whose answer failed the check (the frictionless one used)
         self.last_contacts = 0  # world contacts in the last piece
         self.taken = 0.0  # J: energy gained from nothing and taken back (_no_gain)
+        # the rounds of the pieces so far, by what ended each: a contact added, a coil
+        # closing, coils freed, the last (bench_contact.py --profile)
+        self.rounds = np.zeros(4, np.int64)
+        self._last: dict | None = None  # this step's last LCP answer's basis (_guess)
+        # pieces left during which a coil that cycled (freed, then shut again) stays
+        # locked whatever its moment: part of the state (engine3d's state, restore)
+        self.keep = np.zeros(n, np.int64)
 
     def contacts(self, s, reach: float) -> int:
         """The world contacts within `reach` of the solver's state now (self.cont)."""
@@ -594,6 +665,7 @@ class WorldContact3D:
             k = max(1, math.ceil(h / PIECE - 1e-9))
             alone = s.work.grab[0] == 0.0 and not s.work.acc_p[:3].any()
             e0 = self._energy(s) if alone else 0.0
+            self._last = None  # a step's LCPs start afresh (_guess)
             for _ in range(k):
                 self.piece(s, h / k)
             if alone:
@@ -601,17 +673,58 @@ class WorldContact3D:
             s.k += 1
             s.t = s.k * s.h
 
-    def _impulses(self, D, rf, gaps, mu, h, diag) -> np.ndarray:
+    def _impulses(self, D, rf, cont, mu, h, diag) -> np.ndarray:
         """The LCP's impulses; where Lemke's answer fails its check (redundant contacts:
         a near-singular Delassus matrix), again more regularised, then without friction;
-        none at all (counted in `failed`) if nothing solves it."""
+        none at all (counted in `failed`) if nothing solves it. The first try starts
+        from this step's last answer's basis (`_guess`)."""
+        gaps = cont[:, 13]
+        guess = self._guess(cont, rf, gaps, h)
         for friction in (mu, np.zeros_like(mu)):
             for eps in RETRY:
-                lam, ok = friction_lcp(D, rf, gaps, friction, h, eps * diag)
+                lam, ok, basic = friction_lcp(D, rf, gaps, friction, h, eps * diag, guess)
+                guess = None
                 if ok:
+                    self._remember(cont, basic)
                     return lam
         self.failed += 1
         return np.zeros_like(rf)
+
+    def _guess(self, cont, rf, gaps, h) -> np.ndarray | None:
+        """The unknowns guessed positive (6 a contact): a contact of the last answer in
+        this step (the same half hoop and surface, within SAME_BASIS) as it was; a new
+        one pushing where it approaches, sliding on (beta against its rate, the slack)
+        where it slides. None in a step's first solve: a step depends on its start
+        alone (replay, roll-backs)."""
+        if self._last is None:
+            return None
+        m = len(cont)
+        g = np.zeros(6 * m, np.bool_)
+        for c in range(m):
+            r = cont[c]
+            best, hit = SAME_BASIS, None
+            for p, basic in self._last.get((int(r[0]), int(r[14])), ()):
+                d = float(np.abs(p - r[1:4]).max())
+                if d < best:
+                    best, hit = d, basic
+            if hit is not None:
+                g[6 * c:6 * c + 6] = hit
+            elif rf[3 * c] + max(gaps[c], 0.0) / h < 0.0:
+                g[6 * c] = True
+                a, b = rf[3 * c + 1], rf[3 * c + 2]
+                if math.hypot(a, b) >= RESTING:  # beta against the sliding, the slack
+                    big = (1 if a < 0 else 2) if abs(a) >= abs(b) else (3 if b < 0 else 4)
+                    g[6 * c + big] = g[6 * c + 5] = True
+        return g
+
+    def _remember(self, cont, basic) -> None:
+        """The answer's basis, per contact, for the step's next solves (`_guess`)."""
+        last: dict[tuple[int, int], list[tuple[np.ndarray, np.ndarray]]] = {}
+        for c in range(len(cont)):
+            r = cont[c]
+            last.setdefault((int(r[0]), int(r[14])), []).append(
+                (r[1:4].copy(), basic[6 * c:6 * c + 6].copy()))
+        self._last = last
 
     def rest_pattern(self, s, speed: float) -> np.ndarray | None:
         """Sleeping's test (sleep.py) in 3D: None unless every point of every arc moves
@@ -670,7 +783,8 @@ class WorldContact3D:
             every[go, 10:13] = -s_[:, None] * t1 + c_[:, None] * t2
         added = np.zeros(m_all, np.bool_)
         freed = np.zeros(n, np.bool_)  # coils freed in this piece
-        kept = np.zeros(n, np.bool_)  # ... and locked again: they stay locked
+        carried = locked & (self.keep > 0)  # cycled in the last KEEP pieces
+        kept = carried.copy()  # ... or freed in this one and locked again: stay locked
         lam = np.zeros(0)
         rf = np.zeros(0)
         cont = every[:0]
@@ -683,7 +797,8 @@ class WorldContact3D:
             sel = np.zeros(0, np.int64)
             if m_all:
                 keep = np.zeros(m_all, np.bool_)
-                idx, gone = reduced(every, locked, self.planes)
+                # a kept coil parts the patches: its freeing showed their support needed
+                idx, gone = reduced(every, locked & ~kept, self.planes)
                 keep[idx] = True
                 keep |= gone  # never checked
                 sel = np.nonzero((keep & ~gone) | added)[0]
@@ -700,7 +815,7 @@ class WorldContact3D:
                 D = 0.5 * (D + D.T)
                 diag = max(float(np.abs(np.diag(D)).max()), 1e-300)
                 mu = mu_all[sel]
-                lam = self._impulses(D, rf, cont[:, 13], mu, h, diag)
+                lam = self._impulses(D, rf, cont, mu, h, diag)
             with_impulses(mode, par, w, locked, acc_p, tau, cont, m, lam, h, self.ends, tau_f)
             vplus = u + h * w.qdd
             if m_all > m:  # a contact left out that closes past its gap joins
@@ -710,6 +825,7 @@ class WorldContact3D:
                 past = (np.maximum(every[:, 13], 0.0) + h * r1[0::3] < -1e-9) & ~keep & ~added
                 if past.any():
                     added |= past
+                    self.rounds[0] += 1
                     continue
             if not s.contact:
                 break
@@ -720,7 +836,13 @@ class WorldContact3D:
             if closing:
                 # freed in this piece and shutting again: that cycle (the lock pulls,
                 # the free coil shuts) ends with it locked, as coil_contact3d's does
-                kept |= locked & ~before & freed
+                cycled = locked & ~before & freed
+                kept |= cycled
+                if cycled.any():
+                    # the pull was the patch's support left to its hull's corners;
+                    # the contacts that freeing it brought in stay
+                    added[sel] = True
+                self.rounds[1] += 1
                 continue
             if at >= 0:
                 pulling = locked & (c < -PULL * np.abs(c[locked]).max())
@@ -729,10 +851,13 @@ class WorldContact3D:
                     pulling[at] = True
                 locked &= ~pulling  # (the planar solver's rule for a dragged stack)
                 freed |= pulling
+                self.rounds[2] += 1
                 continue
             break
+        self.rounds[3] += 1
         self.last_contacts = len(cont)
         grab3d.clear_point_mass(w.ws)  # the grab's implicit point mass (implicit_forces)
+        self.keep = np.where(kept & ~carried, KEEP, np.maximum(self.keep - 1, 0)) * locked
         u[:] = u + h * w.qdd
         move(mode, q, u, H, h, w)
         w.presc[:] = locked

@@ -117,3 +117,22 @@ def test_the_stairs_at_an_angle_turn_the_walk_down_the_flight():
     across = math.sin(turn) * c[:, 0] + math.cos(turn) * c[:, 2]  # along the nosings
     kept = math.sin(turn) * (c[-1, 0] - c[0, 0])  # ... had it kept its heading
     assert np.abs(across - across[0]).max() < kept / 3
+
+
+def test_the_rolling_slinky_rolls_across_the_floor_and_keeps_touching_it():
+    """Set rolling without slipping along z, the stack lying along x: its centre of
+    mass goes more than 1 m along z while it stays on its line (x within 2 cm), and at
+    every sample some point of it is on the floor (within 1 mm)."""
+    sc = loader.load("rolling")
+    assert sc.solver == "3d"
+    sim = Simulation(sc)
+    s = sim.slinkies[0].solver
+    com, touching = [], []
+    while sim.t < SECONDS - 1e-9:
+        sim.advance_to(sim.t + SAMPLE)
+        com.append(sim.slinkies[0].ends().mean(axis=0))
+        touching.append(s.world.contacts(s, 1e-3) > 0)
+    assert sim.rollbacks == 0
+    C = np.array(com)
+    assert np.isfinite(C).all() and all(touching)
+    assert C[-1, 2] - C[0, 2] > 1.0 and np.abs(C[:, 0] - C[0, 0]).max() < 0.02
