@@ -294,9 +294,9 @@ class SlinkySolver3D:
 
     def snapshot(self) -> SlinkySnapshot:
         """It now: end points in 3D and each half hoop's bulge (runtime/snapshot3d.py),
-        the ends held and the holders left open, and the grab."""
+        the ends held and the holders left open, asleep or not, and the grab."""
         snap = replace(slinky_snapshot(self.solver), far_held=self.far_held(self.t),
-                       left=tuple(self.left_holders()))
+                       left=tuple(self.left_holders()), asleep=self.asleep)
         k = self.grabbed
         if k is None:
             return snap
