@@ -129,6 +129,7 @@ def test_at_rest_on_the_world_it_sleeps_and_a_grab_wakes_it():
         if s.asleep:
             break
     assert s.asleep and np.all(s.qd == 0.0)
+    assert sim.snapshot().slinkies[0].asleep  # what the picture and the HUD are told
     q, e = s.q.copy(), s.guard_figures()[0]
     sim.step(50)
     assert np.array_equal(s.q, q) and s.guard_figures()[0] == e  # nothing integrated
