@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from standing import standing_text
 
-from slinky3d.dynamics import world_contact3d
+from slinky3d.dynamics import world_geometry3d
 from slinky3d.model import chain3d
 from slinky3d.runtime.simulation import Simulation
 from slinky3d.scene.loader import loads
@@ -118,8 +118,8 @@ def test_the_world_turns_with_the_scene():
 
     w = World(floor=-1.0, stairs=Stairs((0.0, 0.0), 0.1, 0.2, 3, 0.3), table=None)
     T = chain3d.turn_about_vertical(0.7)
-    p0, e0 = world_contact3d.surfaces(w, np.eye(3))
-    p1, e1 = world_contact3d.surfaces(w, T)
+    p0, e0 = world_geometry3d.surfaces(w, np.eye(3))
+    p1, e1 = world_geometry3d.surfaces(w, T)
     assert np.allclose(p1[0, :4], p0[0, :4])  # the floor
     for a, b in zip(p0[1:], p1[1:], strict=True):
         assert np.allclose(b[:3], T @ a[:3]) and b[3] == a[3]  # normals turned
@@ -204,7 +204,7 @@ def test_a_turned_blocks_surfaces_are_its_solid(block):
              "table": "[world.table]\nedge = [0.3, -0.5]\nwidth = 0.4\nrotate = -70\n"}[block]
     sc = loads(standing_text(floor="floor = -1.0", extra=world, height=0.5))
     T = chain3d.turn_about_vertical(math.radians(41.0))
-    planes, edges = world_contact3d.surfaces(sc.world, T)
+    planes, edges = world_geometry3d.surfaces(sc.world, T)
     rng = np.random.default_rng(5)
     p = rng.uniform([-0.3, -0.8, -0.5], [1.0, 0.0, 0.5], (3000, 3))  # scene frame
     exact = distance(sc.world, p)
@@ -234,7 +234,7 @@ def test_a_stack_toppling_over_a_turned_tables_edge_lands_as_on_the_unturned_tur
         e = a.slinkies[0].ends()
         worst = np.abs(e @ T.T - b.slinkies[0].ends()).max()
         surfaces = world.cont[:world.last_contacts, 14]
-        on_edge |= bool((surfaces >= world_contact3d.EDGE).any())
+        on_edge |= bool((surfaces >= world_geometry3d.EDGE).any())
         if i < 50:
             assert worst < 1e-12 and not on_edge
             top_only += bool(len(surfaces))
@@ -252,8 +252,8 @@ def test_unturned_blocks_are_the_planar_solvers_and_a_whole_turn_changes_nothing
     text = standing_text(tilt=0.9, height=0.02, floor="", extra=table)
     whole = loads(text.replace("width = 1.0", "width = 1.0\nrotate = 360"))
     assert whole.solver == "planar"
-    for x, y in zip(world_contact3d.surfaces(loads(text).world, np.eye(3)),
-                    world_contact3d.surfaces(whole.world, np.eye(3)), strict=True):
+    for x, y in zip(world_geometry3d.surfaces(loads(text).world, np.eye(3)),
+                    world_geometry3d.surfaces(whole.world, np.eye(3)), strict=True):
         assert np.array_equal(x, y)
     b = sim3d(text)
     assert planar_departure(text, b) < 1e-6
